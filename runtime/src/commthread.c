@@ -1,0 +1,513 @@
+/* The comm thread: the only runtime thread that calls MPI. One loop turn receives messages,
+ * sends results and offloaded tasks, advances the phase protocol, and lets the strategy act.
+ * When nothing happens for TIDE_POLL_SPIN turns it sleeps, doubling the sleep up to
+ * TIDE_POLL_SLEEP_MAX_US, so that idle ranks leave the cores to the workers.
+ *
+ * Phase protocol (every collective on coll_comm, issued in the same order on every rank):
+ *   [start sync: allgather of task counts, for strategies that move tasks]
+ *   run: until every own task of the phase has completed (locally or with its result home)
+ *   ibarrier: once it completes every rank's own tasks are complete, so no task of the phase
+ *             is running or travelling anywhere
+ *   iallgather of the per-rank phase records (statistics), then the workers are released. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TAG_MSG 7
+
+/* Offloaded tasks awaiting their result, chained by seq through task->next. */
+struct tide_inflight {
+    tide_task **buckets;
+    size_t nbuckets, count;
+};
+
+typedef struct send_slot {
+    unsigned char *buf;
+    size_t len;
+} send_slot;
+
+typedef enum { PH_IDLE, PH_START_SYNC, PH_RUN, PH_BARRIER, PH_GATHER } phase_state;
+
+typedef struct comm_state {
+    tide_rt *rt;
+    phase_state state;
+    MPI_Request coll_req;
+    long my_ntasks, *all_ntasks;
+    tide_rank_record mine, *all;
+    /* Sends in progress. */
+    MPI_Request *reqs;
+    send_slot *slots;
+    int nsends, capsends;
+    int *done_idx;
+    bool warned_unmovable;
+    int nphases; /* phases completed by this thread */
+} comm_state;
+
+/* ---- in-flight table ------------------------------------------------------------------------- */
+
+static void inflight_put(tide_inflight *f, tide_task *t)
+{
+    if (f->count + 1 > f->nbuckets) {
+        size_t nb = f->nbuckets ? 2 * f->nbuckets : 256;
+        tide_task **b = calloc(nb, sizeof *b);
+        if (!b) tide_fatal("out of memory growing the in-flight table");
+        for (size_t i = 0; i < f->nbuckets; i++)
+            for (tide_task *x = f->buckets[i], *nx; x; x = nx) {
+                nx = x->next;
+                x->next = b[x->seq & (nb - 1)];
+                b[x->seq & (nb - 1)] = x;
+            }
+        free(f->buckets);
+        f->buckets = b;
+        f->nbuckets = nb;
+    }
+    tide_task **head = &f->buckets[t->seq & (f->nbuckets - 1)];
+    t->next = *head;
+    *head = t;
+    f->count++;
+}
+
+static tide_task *inflight_take(tide_inflight *f, uint64_t seq)
+{
+    if (!f->nbuckets) return NULL;
+    for (tide_task **p = &f->buckets[seq & (f->nbuckets - 1)]; *p; p = &(*p)->next)
+        if ((*p)->seq == seq) {
+            tide_task *t = *p;
+            *p = t->next;
+            f->count--;
+            return t;
+        }
+    return NULL;
+}
+
+/* ---- sending ----------------------------------------------------------------------------------- */
+
+static void start_send(comm_state *cs, int dest, unsigned char *buf, size_t len)
+{
+    tide_rt *rt = cs->rt;
+    if (cs->nsends == cs->capsends) {
+        int cap = cs->capsends ? 2 * cs->capsends : 64;
+        cs->reqs = realloc(cs->reqs, (size_t)cap * sizeof *cs->reqs);
+        cs->slots = realloc(cs->slots, (size_t)cap * sizeof *cs->slots);
+        cs->done_idx = realloc(cs->done_idx, (size_t)cap * sizeof *cs->done_idx);
+        if (!cs->reqs || !cs->slots || !cs->done_idx) tide_fatal("out of memory for sends");
+        cs->capsends = cap;
+    }
+    if (len > (size_t)INT32_MAX)
+        tide_fatal("message of %zu bytes exceeds MPI's int count (split the task's data)", len);
+    MPI_Isend(buf, (int)len, MPI_BYTE, dest, TAG_MSG, rt->data_comm, &cs->reqs[cs->nsends]);
+    cs->slots[cs->nsends] = (send_slot){buf, len};
+    cs->nsends++;
+    rt->inflight_bytes += len;
+    rt->bytes_sent += len;
+}
+
+static bool complete_sends(comm_state *cs)
+{
+    if (!cs->nsends) return false;
+    int ndone = 0;
+    MPI_Testsome(cs->nsends, cs->reqs, &ndone, cs->done_idx, MPI_STATUSES_IGNORE);
+    if (ndone <= 0 || ndone == MPI_UNDEFINED) return false;
+    for (int k = 0; k < ndone; k++) {
+        send_slot *s = &cs->slots[cs->done_idx[k]];
+        cs->rt->inflight_bytes -= s->len;
+        free(s->buf);
+        s->buf = NULL;
+    }
+    int w = 0;
+    for (int i = 0; i < cs->nsends; i++)
+        if (cs->slots[i].buf) {
+            cs->reqs[w] = cs->reqs[i];
+            cs->slots[w] = cs->slots[i];
+            w++;
+        }
+    cs->nsends = w;
+    return true;
+}
+
+/* The in-flight bound admits a message when it fits, or when nothing else is in flight (a
+ * single task larger than the bound must still be able to move). */
+static bool fits(tide_rt *rt, size_t len)
+{
+    return rt->inflight_bytes == 0 || rt->inflight_bytes + len <= rt->cfg.max_inflight;
+}
+
+static bool send_results(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    bool did = false;
+    tide_task *t;
+    while (atomic_load_explicit(&rt->results.count, memory_order_relaxed) > 0) {
+        pthread_mutex_lock(&rt->results.lock);
+        t = rt->results.head;
+        bool ok = t && fits(rt, t->result_len);
+        pthread_mutex_unlock(&rt->results.lock);
+        if (!ok) break;
+        t = tide_queue_pop_front(&rt->results);
+        start_send(cs, t->origin, t->result, t->result_len);
+        t->result = NULL; /* the send owns it now */
+        tide_task_free(t);
+        did = true;
+    }
+    return did;
+}
+
+int tide_offload_tasks(tide_rt *rt, int dest, int n)
+{
+    if (dest == rt->rank || dest < 0 || dest >= rt->size || n <= 0) return 0;
+    int taken = 0;
+    tide_task *batch[64];
+    while (taken < n) {
+        int want = n - taken < 64 ? n - taken : 64;
+        int got = tide_queue_take_back(&rt->local, batch, want);
+        for (int i = 0; i < got; i++) tide_queue_push(&rt->outgoing[dest], batch[i]);
+        taken += got;
+        if (got < want) break;
+    }
+    return taken;
+}
+
+/* Tasks whose function has no portable identity cannot move: they go back to the local queue
+ * (said once per rank, since this is a property of how the program was linked). */
+static bool encodable(comm_state *cs, tide_task *t, tide_fnid *id)
+{
+    if (tide_fnid_of(t->fn, id) == TIDE_OK) return true;
+    if (!cs->warned_unmovable)
+        fprintf(stderr, "tide: rank %d: a task stays local: %s\n", cs->rt->rank,
+                tide_last_error_message());
+    cs->warned_unmovable = true;
+    tide_queue_push(&cs->rt->local, t);
+    return false;
+}
+
+static bool send_outgoing(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    bool did = false;
+    bool packed = rt->cfg.offload == TIDE_OFFLOAD_PACKED;
+    for (int dest = 0; dest < rt->size; dest++) {
+        tide_queue *q = &rt->outgoing[dest];
+        while (atomic_load_explicit(&q->count, memory_order_relaxed) > 0) {
+            /* Choose the tasks of one message: one task, or as many as the bound admits. */
+            tide_task *batch[256];
+            tide_fnid ids[256];
+            int n = 0;
+            size_t len = sizeof(tide_wire_header);
+            pthread_mutex_lock(&q->lock);
+            for (tide_task *t = q->head; t && n < (packed ? 256 : 1); t = t->next) {
+                size_t sz = tide_wire_task_size(t);
+                bool first_alone = n == 0 && rt->inflight_bytes == 0;
+                if (!first_alone && rt->inflight_bytes + len + sz > rt->cfg.max_inflight) break;
+                len += sz;
+                n++;
+            }
+            pthread_mutex_unlock(&q->lock);
+            if (n == 0) return did; /* the bound is reached: wait for sends to complete */
+            int got = 0;
+            for (int i = 0; i < n; i++) {
+                tide_task *t = tide_queue_pop_front(q);
+                if (encodable(cs, t, &ids[got])) batch[got++] = t;
+                else len -= tide_wire_task_size(t);
+            }
+            if (!got) continue;
+            unsigned char *buf = malloc(len);
+            if (!buf) tide_fatal("out of memory packing %zu bytes", len);
+            size_t off = sizeof(tide_wire_header);
+            for (int i = 0; i < got; i++) {
+                off += tide_wire_put_task(buf + off, batch[i], ids[i]);
+                inflight_put(rt->inflight, batch[i]);
+            }
+            tide_wire_put_header(buf, TIDE_MSG_TASKS, (uint32_t)got, (uint32_t)cs->nphases,
+                                 off - sizeof(tide_wire_header), rt->rank);
+            start_send(cs, dest, buf, off);
+            rt->n_offloaded += got;
+            did = true;
+        }
+    }
+    return did;
+}
+
+/* ---- receiving --------------------------------------------------------------------------------- */
+
+static void handle_tasks(comm_state *cs, unsigned char *buf, size_t len, const tide_wire_header *h)
+{
+    tide_rt *rt = cs->rt;
+    tide_rbuf *b = malloc(sizeof *b);
+    tide_task **tasks = malloc(h->count * sizeof *tasks);
+    if (!b || !tasks) tide_fatal("out of memory receiving %u tasks", h->count);
+    atomic_init(&b->refs, 1);
+    b->data = buf;
+    b->len = len;
+    char err[256];
+    if (tide_wire_decode_tasks(b, h, tasks, rt->rank, err, sizeof err) != TIDE_OK)
+        tide_fatal("malformed task message from rank %d: %s", h->src, err);
+    for (uint32_t i = 0; i < h->count; i++) {
+        if (tasks[i]->origin != h->src)
+            tide_fatal("rank %d sent a task of rank %d", h->src, tasks[i]->origin);
+        tide_queue_push(&rt->remote, tasks[i]);
+    }
+    rt->n_received += h->count;
+    free(tasks);
+    tide_rbuf_release(b);
+    tide_workers_wake(rt);
+}
+
+static void handle_result(comm_state *cs, unsigned char *buf, const tide_wire_header *h)
+{
+    tide_rt *rt = cs->rt;
+    char err[256];
+    int origin;
+    uint64_t seq;
+    if (tide_wire_result_id(buf, h, &origin, &seq, err, sizeof err) != TIDE_OK)
+        tide_fatal("malformed result from rank %d: %s", h->src, err);
+    tide_task *t = origin == rt->rank ? inflight_take(rt->inflight, seq) : NULL;
+    if (!t)
+        tide_fatal("rank %d returned a result for task %d:%llu, which is not awaiting one",
+                   h->src, origin, (unsigned long long)seq);
+    if (tide_wire_apply_result(buf, h, t, err, sizeof err) != TIDE_OK)
+        tide_fatal("malformed result from rank %d: %s", h->src, err);
+    free(buf);
+    rt->L_offloaded += t->exec_time;
+    if (t->exec_time > rt->offload_task_max) rt->offload_task_max = t->exec_time;
+    tide_task_free(t);
+    atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release);
+}
+
+static bool poll_incoming(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    bool did = false;
+    for (int k = 0; k < 64; k++) {
+        int flag = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        MPI_Improbe(MPI_ANY_SOURCE, TAG_MSG, rt->data_comm, &flag, &msg, &st);
+        if (!flag) break;
+        int count;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        unsigned char *buf = malloc(count > 0 ? (size_t)count : 1);
+        if (!buf) tide_fatal("out of memory for a %d-byte message", count);
+        MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+        tide_wire_header h;
+        char err[256];
+        if (tide_wire_check_header(buf, (size_t)count, &h, err, sizeof err) != TIDE_OK)
+            tide_fatal("malformed message from rank %d: %s", st.MPI_SOURCE, err);
+        if (h.src != st.MPI_SOURCE)
+            tide_fatal("message from rank %d claims to come from rank %d", st.MPI_SOURCE, h.src);
+        if (h.kind == TIDE_MSG_TASKS) handle_tasks(cs, buf, (size_t)count, &h);
+        else handle_result(cs, buf, &h);
+        did = true;
+    }
+    return did;
+}
+
+/* ---- phase protocol ---------------------------------------------------------------------------- */
+
+static void fill_record(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    tide_rank_record *r = &cs->mine;
+    memset(r, 0, sizeof *r);
+    double last = 0;
+    r->task_max = rt->offload_task_max;
+    r->L = rt->L_offloaded;
+    for (int i = 0; i < rt->threads; i++) {
+        tide_worker_slot *s = &rt->slots[i];
+        r->L += s->L_local;
+        if (s->executed && s->last_done > last) last = s->last_done;
+        if (s->task_max > r->task_max) r->task_max = s->task_max;
+    }
+    r->W = last > 0 ? last - rt->phase_start : 0;
+    r->L_pred = -1; /* no predictor yet */
+    r->time = tide_now() - rt->phase_start;
+    r->tasks = (double)rt->phase_tasks;
+    r->offloaded = (double)rt->n_offloaded;
+    r->received = (double)rt->n_received;
+    r->bytes_sent = (double)rt->bytes_sent;
+}
+
+static bool test_coll(comm_state *cs)
+{
+    int flag = 0;
+    MPI_Test(&cs->coll_req, &flag, MPI_STATUS_IGNORE);
+    return flag;
+}
+
+static void run_begin(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    cs->state = PH_RUN;
+    if (rt->lb->phase_begin) rt->lb->phase_begin(rt);
+    atomic_store_explicit(&rt->plan_ready, cs->nphases + 1, memory_order_release);
+    tide_workers_wake(rt);
+}
+
+static bool phase_step(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    switch (cs->state) {
+    case PH_IDLE:
+        if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
+            return false;
+        rt->n_offloaded = rt->n_received = 0;
+        rt->bytes_sent = 0;
+        rt->L_offloaded = rt->offload_task_max = 0;
+        if (rt->lb->phase_sync) {
+            cs->my_ntasks = rt->phase_tasks;
+            MPI_Iallgather(&cs->my_ntasks, 1, MPI_LONG, cs->all_ntasks, 1, MPI_LONG,
+                           rt->coll_comm, &cs->coll_req);
+            rt->phase_ntasks = cs->all_ntasks;
+            cs->state = PH_START_SYNC;
+        } else {
+            run_begin(cs);
+        }
+        return true;
+    case PH_START_SYNC:
+        if (!test_coll(cs)) return false;
+        run_begin(cs);
+        return true;
+    case PH_RUN:
+        if (rt->lb->progress) rt->lb->progress(rt);
+        if (atomic_load_explicit(&rt->outstanding, memory_order_acquire) != 0) return false;
+        MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
+        cs->state = PH_BARRIER;
+        return true;
+    case PH_BARRIER:
+        if (!test_coll(cs)) return false;
+        fill_record(cs);
+        MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
+                       MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
+        cs->state = PH_GATHER;
+        return true;
+    case PH_GATHER:
+        if (!test_coll(cs)) return false;
+        if (tide_stats_add_phase(&rt->log, cs->all) != TIDE_OK)
+            tide_fatal("out of memory recording phase statistics");
+        tide_stats_compute(&rt->log, rt->log.nphases - 1, rt->threads, rt->rank, &rt->last);
+        cs->state = PH_IDLE;
+        cs->nphases++;
+        atomic_store_explicit(&rt->phase_done, cs->nphases, memory_order_release);
+        tide_workers_wake(rt);
+        return true;
+    }
+    return false;
+}
+
+/* ---- the loop ---------------------------------------------------------------------------------- */
+
+static void pin_self(tide_rt *rt)
+{
+    if (rt->cfg.comm_cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(rt->cfg.comm_cpu, &set);
+    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (rc)
+        fprintf(stderr, "tide: rank %d: cannot pin the comm thread to CPU %d: %s\n", rt->rank,
+                rt->cfg.comm_cpu, strerror(rc));
+}
+
+static void idle_sleep(tide_rt *rt, long us)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += us * 1000;
+    ts.tv_sec += ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    pthread_mutex_lock(&rt->idle_lock);
+    if (!atomic_load(&rt->stop) && atomic_load(&rt->results.count) == 0)
+        pthread_cond_timedwait(&rt->comm_cv, &rt->idle_lock, &ts);
+    pthread_mutex_unlock(&rt->idle_lock);
+}
+
+void tide_comm_wake(tide_rt *rt)
+{
+    pthread_mutex_lock(&rt->idle_lock);
+    pthread_cond_signal(&rt->comm_cv);
+    pthread_mutex_unlock(&rt->idle_lock);
+}
+
+static void *comm_main(void *arg)
+{
+    comm_state *cs = arg;
+    tide_rt *rt = cs->rt;
+    pin_self(rt);
+    int empty = 0;
+    long sleep_us = 1;
+    for (;;) {
+        bool did = poll_incoming(cs);
+        did |= send_results(cs);
+        did |= phase_step(cs);
+        did |= send_outgoing(cs);
+        did |= complete_sends(cs);
+        if (did) {
+            empty = 0;
+            sleep_us = 1;
+            continue;
+        }
+        if (atomic_load(&rt->stop) && cs->state == PH_IDLE && cs->nsends == 0) break;
+        if (++empty <= rt->cfg.poll_spin) continue;
+        idle_sleep(rt, sleep_us);
+        if (sleep_us < rt->cfg.poll_sleep_max_us) sleep_us *= 2;
+        if (sleep_us > rt->cfg.poll_sleep_max_us) sleep_us = rt->cfg.poll_sleep_max_us;
+    }
+    return NULL;
+}
+
+static comm_state *the_state;
+
+int tide_comm_start(tide_rt *rt)
+{
+    comm_state *cs = calloc(1, sizeof *cs);
+    rt->inflight = calloc(1, sizeof *rt->inflight);
+    rt->outgoing = calloc((size_t)rt->size, sizeof *rt->outgoing);
+    if (cs) {
+        cs->all_ntasks = calloc((size_t)rt->size, sizeof *cs->all_ntasks);
+        cs->all = calloc((size_t)rt->size, sizeof *cs->all);
+    }
+    if (!cs || !rt->inflight || !rt->outgoing || !cs->all_ntasks || !cs->all) {
+        if (cs) free(cs->all_ntasks), free(cs->all);
+        free(cs);
+        free(rt->inflight);
+        free(rt->outgoing);
+        return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the comm thread");
+    }
+    for (int i = 0; i < rt->size; i++) tide_queue_init(&rt->outgoing[i]);
+    cs->rt = rt;
+    cs->state = PH_IDLE;
+    int rc = pthread_create(&rt->comm, NULL, comm_main, cs);
+    if (rc) {
+        free(cs->all_ntasks);
+        free(cs->all);
+        free(cs);
+        return tide_fail(TIDE_ERR_STATE, "cannot start the comm thread: %s", strerror(rc));
+    }
+    the_state = cs;
+    return TIDE_OK;
+}
+
+void tide_comm_stop(tide_rt *rt)
+{
+    atomic_store(&rt->stop, true);
+    tide_comm_wake(rt);
+    pthread_join(rt->comm, NULL);
+    comm_state *cs = the_state;
+    the_state = NULL;
+    if (rt->inflight->count)
+        tide_fatal("%zu offloaded tasks never got their result", rt->inflight->count);
+    free(rt->inflight->buckets);
+    free(rt->inflight);
+    for (int i = 0; i < rt->size; i++) tide_queue_destroy(&rt->outgoing[i]);
+    free(rt->outgoing);
+    free(cs->reqs);
+    free(cs->slots);
+    free(cs->done_idx);
+    free(cs->all_ntasks);
+    free(cs->all);
+    free(cs);
+}

@@ -1,0 +1,276 @@
+/* Internal structures of the Tide runtime. Nothing here is part of the public API. */
+#ifndef TIDE_INTERNAL_H
+#define TIDE_INTERNAL_H
+
+#include "tide.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TIDE_CACHELINE 64
+
+/* ---- errors (error.c) ------------------------------------------------------------------------ */
+
+/* Records a printf-style detail for tide_last_error_message() and returns `code`. */
+int tide_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints a message naming this rank and aborts the whole job. For broken invariants and
+ * malformed messages from other ranks, where continuing could corrupt application data. */
+_Noreturn void tide_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+double tide_now(void); /* monotonic seconds */
+
+/* ---- configuration (config.c) ---------------------------------------------------------------- */
+
+typedef enum { TIDE_OFFLOAD_RR = 0, TIDE_OFFLOAD_PACKED = 1 } tide_offload_kind;
+
+typedef struct tide_config {
+    int threads;            /* TIDE_THREADS; 0 = take OpenMP's default */
+    char lb[32];            /* TIDE_LB: a registered strategy name */
+    tide_offload_kind offload;
+    double random_fraction; /* TIDE_RANDOM_FRACTION */
+    uint64_t max_inflight;  /* TIDE_MAX_INFLIGHT bytes */
+    int poll_spin;          /* TIDE_POLL_SPIN: empty polls before sleeping */
+    int poll_sleep_max_us;  /* TIDE_POLL_SLEEP_MAX_US: longest back-off sleep */
+    int comm_cpu;           /* TIDE_COMM_CPU: -1 = not pinned */
+    char stats_path[1024];  /* TIDE_STATS; "" = none */
+    int quiet;              /* TIDE_QUIET */
+    int verbose;            /* TIDE_VERBOSE */
+    uint64_t seed;          /* TIDE_SEED */
+    int check_exe;          /* TIDE_CHECK_EXE */
+} tide_config;
+
+void tide_config_defaults(tide_config *cfg);
+/* Applies one knob by its variable name; on error fills err with one line and returns
+ * TIDE_ERR_CONFIG. */
+int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len);
+/* Defaults, then values set through tide_config_set, then the environment. */
+int tide_config_load(tide_config *cfg, char *err, size_t len);
+void tide_config_forget_api_values(void);
+const char *tide_offload_name(tide_offload_kind k);
+
+/* ---- tasks and queues (task.c, queue.c) ------------------------------------------------------- */
+
+typedef struct tide_rbuf {
+    atomic_int refs; /* tasks still pointing into data */
+    size_t len;
+    unsigned char *data;
+} tide_rbuf;
+
+struct tide_task {
+    struct tide_task *next, *prev;
+    tide_task_fn fn;
+    int nargs, nfeat;
+    int origin;       /* rank whose application created the task */
+    uint64_t seq;     /* id of the task within its origin */
+    bool remote;      /* executing here on behalf of `origin` */
+    double exec_time; /* measured, seconds */
+    double features[TIDE_MAX_FEATURES];
+    tide_arg *args;   /* nargs descriptors; VALUE ptrs point into this allocation */
+    void **argv;      /* what the task function receives */
+    /* Remote tasks only: the received message they read from (shared by a packed message)
+     * and the result message their OUT/INOUT arguments are written into. */
+    tide_rbuf *rbuf;
+    unsigned char *result;
+    size_t result_len;
+};
+
+/* Allocates a task with room for nargs descriptors and `extra` bytes of inline storage. */
+tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out);
+void tide_task_free(tide_task *t);
+void tide_rbuf_release(tide_rbuf *b);
+
+typedef struct tide_queue {
+    pthread_mutex_t lock;
+    tide_task *head, *tail;
+    atomic_long count;
+} tide_queue;
+
+void tide_queue_init(tide_queue *q);
+void tide_queue_destroy(tide_queue *q);
+void tide_queue_push(tide_queue *q, tide_task *t);
+tide_task *tide_queue_pop_front(tide_queue *q);
+/* Takes up to n tasks from the back (the ones a worker would start last) into out[]. */
+int tide_queue_take_back(tide_queue *q, tide_task **out, int n);
+/* Moves every task of `from` to the back of `to`. */
+void tide_queue_splice(tide_queue *to, tide_queue *from);
+
+/* ---- portable function identity (fnid.c) ------------------------------------------------------ */
+
+typedef struct tide_fnid {
+    uint64_t module; /* hash of the file name of the object that contains the function */
+    uint64_t offset; /* offset of the function from that object's base address */
+} tide_fnid;
+
+int tide_fnid_init(void);
+void tide_fnid_finalize(void);
+int tide_fnid_of(tide_task_fn fn, tide_fnid *out);
+/* Returns NULL when this process has no object with that identity. */
+tide_task_fn tide_fnid_resolve(tide_fnid id);
+/* 64-bit hash of this process's executable file (same file on all ranks = same hash). */
+int tide_exe_hash(uint64_t *out, char *path, size_t pathlen);
+uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);
+
+/* ---- wire format (wire.c) --------------------------------------------------------------------- */
+
+#define TIDE_WIRE_MAGIC 0x45444954u /* "TIDE" */
+#define TIDE_WIRE_VERSION 1
+enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2 };
+
+typedef struct tide_wire_header {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t kind;
+    uint32_t count; /* records in the payload */
+    uint32_t phase;
+    uint64_t payload_len;
+    int32_t src;
+    uint32_t reserved;
+} tide_wire_header;
+
+/* Bytes a task record occupies on the wire. */
+size_t tide_wire_task_size(const tide_task *t);
+/* Writes the record of t (whose function identity is id) at dst; returns bytes written. */
+size_t tide_wire_put_task(unsigned char *dst, const tide_task *t, tide_fnid id);
+void tide_wire_put_header(unsigned char *dst, int kind, uint32_t count, uint32_t phase,
+                          uint64_t payload_len, int src);
+/* Validates a received message's header against its length. */
+int tide_wire_check_header(const unsigned char *buf, size_t len, tide_wire_header *h, char *err,
+                           size_t errlen);
+/* Decodes every task record of a validated TASKS message into remote tasks that read their
+ * IN/VALUE data from the buffer and write OUT/INOUT data to their own result message. On
+ * error, frees what it built and describes the problem. */
+int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out, int me,
+                           char *err, size_t errlen);
+/* Builds nothing: checks a RESULT message against the task it answers and copies the outputs
+ * into the task's (application) buffers. */
+int tide_wire_apply_result(const unsigned char *buf, const tide_wire_header *h, tide_task *t,
+                           char *err, size_t errlen);
+/* Reads the (origin, seq) a RESULT message answers. */
+int tide_wire_result_id(const unsigned char *buf, const tide_wire_header *h, int *origin,
+                        uint64_t *seq, char *err, size_t errlen);
+/* Fills the result header and execution time of a remote task after it ran. */
+void tide_wire_finish_result(tide_task *t, uint32_t phase, int me);
+
+/* ---- strategies (strategy.c and lb_*.c) -------------------------------------------------------- */
+
+typedef struct tide_rt tide_rt;
+
+/* A balancing strategy. Every callback runs on the comm thread. */
+typedef struct tide_strategy {
+    const char *name;
+    /* true: every rank must have entered the phase before anything moves (a collective at
+     * phase start also gives the strategy all ranks' task counts). */
+    bool phase_sync;
+    /* Called once the phase has started (after the start collective if phase_sync). */
+    void (*phase_begin)(tide_rt *rt);
+    /* Called on every comm-thread loop turn while the phase runs. May be NULL. */
+    void (*progress)(tide_rt *rt);
+} tide_strategy;
+
+const tide_strategy *tide_strategy_find(const char *name);
+/* Comma-separated names, for error messages and docs. */
+const char *tide_strategy_names(void);
+
+/* Engine service for strategies: moves up to n not-yet-started local tasks to rank dest.
+ * Returns how many were taken. */
+int tide_offload_tasks(tide_rt *rt, int dest, int n);
+
+/* ---- statistics (stats.c) --------------------------------------------------------------------- */
+
+/* What one rank reports about one phase; all ranks' records are allgathered. */
+typedef struct tide_rank_record {
+    double W, L, L_pred, task_max, time;
+    double tasks, offloaded, received, bytes_sent;
+} tide_rank_record;
+
+#define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
+
+typedef struct tide_phase_log {
+    int nphases, cap, nranks;
+    tide_rank_record *records; /* nphases * nranks */
+} tide_phase_log;
+
+int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all);
+void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
+                        tide_phase_stats *out);
+int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                          const char *path);
+void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
+                              FILE *out);
+void tide_stats_free(tide_phase_log *log);
+
+/* ---- the runtime ------------------------------------------------------------------------------ */
+
+/* Per-worker counters, one cache line each, summed at phase end. */
+typedef struct tide_worker_slot {
+    double L_local;   /* own tasks executed here */
+    double last_done; /* time the latest task finished */
+    double task_max;
+    long executed;
+    char pad[TIDE_CACHELINE - 3 * sizeof(double) - sizeof(long)];
+} tide_worker_slot;
+
+typedef struct tide_inflight tide_inflight;
+
+struct tide_rt {
+    tide_config cfg;
+    int rank, size, threads;
+    bool mpi_owned; /* tide_init initialized MPI */
+    MPI_Comm data_comm, coll_comm;
+    const tide_strategy *lb;
+
+    tide_queue local;   /* own tasks not yet started */
+    tide_queue remote;  /* other ranks' tasks, executed first */
+    tide_queue results; /* executed remote tasks whose results await sending */
+
+    atomic_uint_fast64_t next_seq;
+    atomic_long submitted;   /* own tasks submitted since the last taskwait */
+    atomic_long outstanding; /* own tasks of the phase not completed yet */
+    atomic_bool in_taskwait;
+    atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
+    atomic_int phase_done;
+    atomic_int plan_ready; /* phases whose strategy has chosen what moves (phase_sync only) */
+    atomic_bool stop;
+    int phase;          /* current phase number (taskwait count) */
+    double phase_start; /* tide_now() when taskwait began */
+    long phase_tasks;
+
+    tide_worker_slot *slots; /* threads entries */
+
+    /* Comm-thread-only state. */
+    pthread_t comm;
+    tide_inflight *inflight;
+    tide_queue *outgoing; /* size entries: tasks chosen to move to each rank */
+    uint64_t inflight_bytes;
+    double L_offloaded, offload_task_max;
+    long n_offloaded, n_received;
+    uint64_t bytes_sent;
+    const long *phase_ntasks; /* every rank's task count, when the strategy syncs at start */
+    uint64_t rng;
+
+    /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
+    pthread_mutex_t idle_lock;
+    pthread_cond_t work_cv, comm_cv;
+    atomic_int idle_workers;
+
+    tide_phase_log log;
+    tide_phase_stats last;
+};
+
+extern tide_rt *tide_rt_global;
+
+int tide_comm_start(tide_rt *rt);
+void tide_comm_stop(tide_rt *rt);
+void tide_comm_wake(tide_rt *rt);
+void tide_workers_wake(tide_rt *rt);
+/* Runs tasks on this thread until the phase is done everywhere. */
+void tide_worker_loop(tide_rt *rt, int slot);
+/* Executes one task and accounts for it. */
+void tide_task_execute(tide_rt *rt, tide_task *t, int slot);
+uint64_t tide_rng_next(uint64_t *state);
+
+#endif

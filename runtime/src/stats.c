@@ -1,0 +1,186 @@
+/* Phase statistics: every rank keeps all ranks' records (allgathered at each phase end), so
+ * tide_stats_last_phase() answers locally and rank 0 writes the JSON document of docs/stats.md. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all)
+{
+    if (log->nphases == log->cap) {
+        int cap = log->cap ? 2 * log->cap : 64;
+        tide_rank_record *r =
+            realloc(log->records, (size_t)cap * (size_t)log->nranks * sizeof *r);
+        if (!r) return TIDE_ERR_NOMEM;
+        log->records = r;
+        log->cap = cap;
+    }
+    memcpy(log->records + (size_t)log->nphases * (size_t)log->nranks, all,
+           (size_t)log->nranks * sizeof *all);
+    log->nphases++;
+    return TIDE_OK;
+}
+
+void tide_stats_free(tide_phase_log *log)
+{
+    free(log->records);
+    memset(log, 0, sizeof *log);
+}
+
+static const tide_rank_record *phase_records(const tide_phase_log *log, int phase)
+{
+    return log->records + (size_t)phase * (size_t)log->nranks;
+}
+
+void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
+                        tide_phase_stats *out)
+{
+    const tide_rank_record *r = phase_records(log, phase);
+    memset(out, 0, sizeof *out);
+    out->phase = phase;
+    double task_max = 0;
+    for (int i = 0; i < log->nranks; i++) {
+        if (r[i].W > out->W_max) out->W_max = r[i].W;
+        out->W_avg += r[i].W / log->nranks;
+        out->L_total += r[i].L;
+        out->tasks += (int64_t)r[i].tasks;
+        out->offloaded += (int64_t)r[i].offloaded;
+        out->bytes_moved += (int64_t)r[i].bytes_sent;
+        if (r[i].task_max > task_max) task_max = r[i].task_max;
+    }
+    out->R_imb = out->W_avg > 0 ? out->W_max / out->W_avg - 1 : 0;
+    out->ideal = fmax(out->L_total / ((double)log->nranks * threads), task_max);
+    out->time = r[0].time;
+    out->W_self = r[me].W;
+    out->L_self = r[me].L;
+    out->tasks_self = (int64_t)r[me].tasks;
+    out->offloaded_self = (int64_t)r[me].offloaded;
+    out->received_self = (int64_t)r[me].received;
+}
+
+typedef struct summary {
+    double W_par, W_avg, time, ideal, pred_abs_err;
+    int64_t tasks, offloaded, bytes;
+    int pred_n;
+} summary;
+
+static summary summarize(const tide_phase_log *log, int threads)
+{
+    summary s = {0};
+    for (int p = 0; p < log->nphases; p++) {
+        tide_phase_stats ps;
+        tide_stats_compute(log, p, threads, 0, &ps);
+        s.W_par += ps.W_max;
+        s.W_avg += ps.W_avg;
+        s.time += ps.time;
+        s.ideal += ps.ideal;
+        s.tasks += ps.tasks;
+        s.offloaded += ps.offloaded;
+        s.bytes += ps.bytes_moved;
+        const tide_rank_record *r = phase_records(log, p);
+        for (int i = 0; i < log->nranks; i++)
+            if (r[i].L_pred >= 0 && r[i].L > 0) {
+                s.pred_abs_err += fabs(r[i].L_pred - r[i].L) / r[i].L;
+                s.pred_n++;
+            }
+    }
+    return s;
+}
+
+static void json_array(FILE *f, const char *name, const tide_rank_record *r, int n, size_t field,
+                       bool integer)
+{
+    fprintf(f, "\"%s\": [", name);
+    for (int i = 0; i < n; i++) {
+        double v;
+        memcpy(&v, (const char *)&r[i] + field, sizeof v);
+        if (integer) fprintf(f, "%s%.0f", i ? ", " : "", v);
+        else fprintf(f, "%s%.9g", i ? ", " : "", v);
+    }
+    fprintf(f, "]");
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                          const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return tide_fail(TIDE_ERR_INVALID, "TIDE_STATS: cannot write '%s': %s", path,
+                             strerror(errno));
+    int n = log->nranks;
+    fprintf(f, "{\n  \"schema\": \"tide-stats/1\",\n  \"config\": {\"lb\": ");
+    json_string(f, cfg->lb);
+    fprintf(f,
+            ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, \"random_fraction\": %g, "
+            "\"max_inflight\": %llu, \"seed\": %llu, \"version\": \"%d.%d\"},\n  \"phases\": [",
+            tide_offload_name(cfg->offload), n, threads, cfg->random_fraction,
+            (unsigned long long)cfg->max_inflight, (unsigned long long)cfg->seed,
+            TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
+    for (int p = 0; p < log->nphases; p++) {
+        const tide_rank_record *r = phase_records(log, p);
+        tide_phase_stats ps;
+        tide_stats_compute(log, p, threads, 0, &ps);
+        double task_max = 0;
+        bool have_pred = true;
+        for (int i = 0; i < n; i++) {
+            if (r[i].task_max > task_max) task_max = r[i].task_max;
+            if (r[i].L_pred < 0) have_pred = false;
+        }
+        fprintf(f, "%s\n    {\"phase\": %d, \"time\": %.9g, ", p ? "," : "", p, ps.time);
+        json_array(f, "W", r, n, offsetof(tide_rank_record, W), false);
+        fprintf(f, ", ");
+        json_array(f, "L", r, n, offsetof(tide_rank_record, L), false);
+        fprintf(f, ", ");
+        if (have_pred) json_array(f, "L_pred", r, n, offsetof(tide_rank_record, L_pred), false);
+        else fprintf(f, "\"L_pred\": null");
+        fprintf(f, ",\n     ");
+        json_array(f, "tasks", r, n, offsetof(tide_rank_record, tasks), true);
+        fprintf(f, ", ");
+        json_array(f, "offloaded", r, n, offsetof(tide_rank_record, offloaded), true);
+        fprintf(f, ", ");
+        json_array(f, "received", r, n, offsetof(tide_rank_record, received), true);
+        fprintf(f, ", ");
+        json_array(f, "bytes_sent", r, n, offsetof(tide_rank_record, bytes_sent), true);
+        fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max,
+                ps.ideal, ps.R_imb);
+    }
+    summary s = summarize(log, threads);
+    fprintf(f,
+            "\n  ],\n  \"summary\": {\"phases\": %d, \"W_par\": %.9g, \"W_avg\": %.9g, "
+            "\"R_imb\": %.9g, \"time_total\": %.9g, \"ideal_time\": %.9g, \"tasks\": %lld, "
+            "\"tasks_offloaded\": %lld, \"bytes_moved\": %lld, \"pred_mape\": ",
+            log->nphases, s.W_par, s.W_avg, s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, s.time,
+            s.ideal, (long long)s.tasks, (long long)s.offloaded, (long long)s.bytes);
+    if (s.pred_n) fprintf(f, "%.9g", s.pred_abs_err / s.pred_n);
+    else fprintf(f, "null");
+    fprintf(f, "}\n}\n");
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return tide_fail(TIDE_ERR_INVALID, "TIDE_STATS: error writing '%s'", path);
+    return TIDE_OK;
+}
+
+void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
+                              FILE *out)
+{
+    summary s = summarize(log, threads);
+    fprintf(out,
+            "tide: %d ranks x %d threads, lb=%s, %d phases: time %.3f s (ideal %.3f s), "
+            "R_imb %.3f, %lld of %lld tasks offloaded, %.1f MiB moved\n",
+            log->nranks, threads, cfg->lb, log->nphases, s.time, s.ideal,
+            s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, (long long)s.offloaded, (long long)s.tasks,
+            (double)s.bytes / (1 << 20));
+}

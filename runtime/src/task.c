@@ -1,0 +1,114 @@
+/* Task objects: creation with argument checking, submission, and their single allocation. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGN16(x) (((x) + 15u) & ~(size_t)15u)
+
+tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
+{
+    size_t head = ALIGN16(sizeof(tide_task));
+    size_t descs = ALIGN16((size_t)nargs * sizeof(tide_arg));
+    size_t argv = ALIGN16((size_t)nargs * sizeof(void *));
+    unsigned char *mem = malloc(head + descs + argv + extra);
+    if (!mem) return NULL;
+    tide_task *t = (tide_task *)mem;
+    memset(t, 0, sizeof *t);
+    t->nargs = nargs;
+    t->args = (tide_arg *)(mem + head);
+    t->argv = (void **)(mem + head + descs);
+    if (extra_out) *extra_out = mem + head + descs + argv;
+    return t;
+}
+
+void tide_rbuf_release(tide_rbuf *b)
+{
+    if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
+        free(b->data);
+        free(b);
+    }
+}
+
+void tide_task_free(tide_task *t)
+{
+    if (!t) return;
+    tide_rbuf_release(t->rbuf);
+    free(t->result);
+    free(t);
+}
+
+int tide_task_create(tide_task **out, tide_task_fn fn, int nargs, const tide_arg *args)
+{
+    if (!out) return tide_fail(TIDE_ERR_INVALID, "tide_task_create: out is NULL");
+    *out = NULL;
+    if (!tide_rt_global) return tide_fail(TIDE_ERR_STATE, "tide_task_create before tide_init");
+    if (!fn) return tide_fail(TIDE_ERR_INVALID, "tide_task_create: task function is NULL");
+    if (nargs < 0 || nargs > TIDE_MAX_ARGS)
+        return tide_fail(TIDE_ERR_INVALID, "tide_task_create: nargs=%d outside [0, %d]", nargs,
+                         TIDE_MAX_ARGS);
+    if (nargs > 0 && !args)
+        return tide_fail(TIDE_ERR_INVALID, "tide_task_create: args is NULL with nargs=%d", nargs);
+    size_t value_bytes = 0;
+    for (int i = 0; i < nargs; i++) {
+        const tide_arg *a = &args[i];
+        if (a->mode < TIDE_IN || a->mode > TIDE_VALUE)
+            return tide_fail(TIDE_ERR_INVALID, "tide_task_create: argument %d has mode %d", i,
+                             (int)a->mode);
+        if (a->size > 0 && !a->ptr)
+            return tide_fail(TIDE_ERR_INVALID,
+                             "tide_task_create: argument %d is NULL with size %zu", i, a->size);
+        if (a->size > ((size_t)1 << 40))
+            return tide_fail(TIDE_ERR_INVALID, "tide_task_create: argument %d size %zu too large",
+                             i, a->size);
+        if (a->mode == TIDE_VALUE) value_bytes += ALIGN16(a->size);
+    }
+    unsigned char *vals;
+    tide_task *t = tide_task_alloc(nargs, value_bytes, &vals);
+    if (!t) return tide_fail(TIDE_ERR_NOMEM, "tide_task_create: out of memory");
+    t->fn = fn;
+    t->origin = tide_rt_global->rank;
+    for (int i = 0; i < nargs; i++) {
+        t->args[i] = args[i];
+        if (args[i].mode == TIDE_VALUE) {
+            if (args[i].size) memcpy(vals, args[i].ptr, args[i].size);
+            t->args[i].ptr = args[i].size ? vals : NULL;
+            vals += ALIGN16(args[i].size);
+        }
+        t->argv[i] = t->args[i].ptr;
+    }
+    *out = t;
+    return TIDE_OK;
+}
+
+int tide_task_set_feature(tide_task *t, int index, double value)
+{
+    if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_set_feature: task is NULL");
+    if (index < 0 || index >= TIDE_MAX_FEATURES)
+        return tide_fail(TIDE_ERR_INVALID, "tide_task_set_feature: index %d outside [0, %d)",
+                         index, TIDE_MAX_FEATURES);
+    t->features[index] = value;
+    if (index >= t->nfeat) t->nfeat = index + 1;
+    return TIDE_OK;
+}
+
+int tide_task_submit(tide_task *t)
+{
+    tide_rt *rt = tide_rt_global;
+    if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_submit: task is NULL");
+    if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_task_submit before tide_init");
+    if (atomic_load(&rt->in_taskwait))
+        return tide_fail(TIDE_ERR_STATE,
+                         "tide_task_submit during tide_taskwait (tasks may not create tasks)");
+    t->seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rt->submitted, 1, memory_order_relaxed);
+    tide_queue_push(&rt->local, t);
+    return TIDE_OK;
+}
+
+int tide_task_discard(tide_task *t)
+{
+    if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_discard: task is NULL");
+    tide_task_free(t);
+    return TIDE_OK;
+}

@@ -1,0 +1,227 @@
+/* The life cycle: tide_init, tide_taskwait, tide_finalize. */
+#include "internal.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+tide_rt *tide_rt_global;
+
+static const char *thread_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown thread level";
+    }
+}
+
+static int init_mpi(tide_rt *rt, int *argc, char ***argv)
+{
+    int inited = 0, finalized = 0, level = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return tide_fail(TIDE_ERR_STATE, "tide_init after MPI_Finalize");
+    MPI_Initialized(&inited);
+    if (!inited) {
+        if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &level) != MPI_SUCCESS)
+            return tide_fail(TIDE_ERR_MPI, "MPI_Init_thread failed");
+        rt->mpi_owned = true;
+    } else {
+        MPI_Query_thread(&level);
+    }
+    if (level < MPI_THREAD_MULTIPLE)
+        return tide_fail(TIDE_ERR_MPI,
+                         "MPI provides %s but Tide needs MPI_THREAD_MULTIPLE (its comm thread "
+                         "calls MPI while the application may too); initialize MPI with "
+                         "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let tide_init do it",
+                         thread_level_name(level));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &rt->size);
+    return TIDE_OK;
+}
+
+/* Agrees on success across ranks: if any rank failed, every rank fails, and only the lowest
+ * failing rank prints its message (one line, not one per rank). */
+static int agree(tide_rt *rt, int rc, int code_if_other)
+{
+    int mine = rc == TIDE_OK ? rt->size : rt->rank, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == rt->size) return TIDE_OK;
+    if (first == rt->rank) fprintf(stderr, "tide: %s\n", tide_last_error_message());
+    if (rc != TIDE_OK) return rc;
+    return tide_fail(code_if_other, "rank %d failed to initialize Tide", first);
+}
+
+static int check_same_executable(tide_rt *rt)
+{
+    char path[1024];
+    uint64_t h = 0;
+    int rc = tide_exe_hash(&h, path, sizeof path);
+    uint64_t *all = malloc((size_t)rt->size * sizeof *all);
+    if (!all) return tide_fail(TIDE_ERR_NOMEM, "out of memory");
+    MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    int differ = -1;
+    for (int i = 0; i < rt->size && differ < 0; i++)
+        if (all[i] != all[0]) differ = i;
+    free(all);
+    if (rc != TIDE_OK) return rc;
+    if (differ >= 0)
+        return tide_fail(TIDE_ERR_MISMATCH,
+                         "rank %d runs a different executable than rank 0 (this rank: %s); task "
+                         "functions are identified by their place in the executable, so every "
+                         "rank must run the same file (set TIDE_CHECK_EXE=0 only if the files "
+                         "differ in nothing but bytes outside the code)",
+                         differ, path);
+    return TIDE_OK;
+}
+
+static void rt_free(tide_rt *rt)
+{
+    tide_queue_destroy(&rt->local);
+    tide_queue_destroy(&rt->remote);
+    tide_queue_destroy(&rt->results);
+    pthread_mutex_destroy(&rt->idle_lock);
+    pthread_cond_destroy(&rt->work_cv);
+    pthread_cond_destroy(&rt->comm_cv);
+    tide_stats_free(&rt->log);
+    free(rt->slots);
+    free(rt);
+}
+
+static int init_fail(tide_rt *rt, int rc)
+{
+    if (rt->data_comm != MPI_COMM_NULL) MPI_Comm_free(&rt->data_comm);
+    if (rt->coll_comm != MPI_COMM_NULL) MPI_Comm_free(&rt->coll_comm);
+    tide_fnid_finalize();
+    if (rt->mpi_owned) {
+        int fin = 0;
+        MPI_Finalized(&fin);
+        if (!fin) MPI_Finalize();
+    }
+    rt_free(rt);
+    return rc;
+}
+
+int tide_init(int *argc, char ***argv)
+{
+    if (tide_rt_global) return tide_fail(TIDE_ERR_STATE, "tide_init called twice");
+    tide_rt *rt = calloc(1, sizeof *rt);
+    if (!rt) return tide_fail(TIDE_ERR_NOMEM, "out of memory");
+    tide_queue_init(&rt->local);
+    tide_queue_init(&rt->remote);
+    tide_queue_init(&rt->results);
+    pthread_mutex_init(&rt->idle_lock, NULL);
+    pthread_cond_init(&rt->work_cv, NULL);
+    pthread_cond_init(&rt->comm_cv, NULL);
+    rt->data_comm = rt->coll_comm = MPI_COMM_NULL;
+
+    int rc = init_mpi(rt, argc, argv);
+    if (rc != TIDE_OK) {
+        fprintf(stderr, "tide: %s\n", tide_last_error_message());
+        return init_fail(rt, rc);
+    }
+    char err[512];
+    rc = tide_config_load(&rt->cfg, err, sizeof err);
+    if (rc != TIDE_OK) tide_fail(rc, "%s", err);
+    rc = agree(rt, rc, TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK && rt->cfg.check_exe) rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
+    if (rc == TIDE_OK) rc = agree(rt, tide_fnid_init(), TIDE_ERR_STATE);
+    if (rc != TIDE_OK) return init_fail(rt, rc);
+
+    rt->threads = rt->cfg.threads > 0 ? rt->cfg.threads : omp_get_max_threads();
+    rt->lb = tide_strategy_find(rt->cfg.lb);
+    rt->rng = rt->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)rt->rank;
+    rt->log.nranks = rt->size;
+    rt->slots = aligned_alloc(TIDE_CACHELINE, (size_t)rt->threads * sizeof *rt->slots);
+    if (!rt->slots) return init_fail(rt, tide_fail(TIDE_ERR_NOMEM, "out of memory"));
+    MPI_Comm_dup(MPI_COMM_WORLD, &rt->data_comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &rt->coll_comm);
+    tide_rt_global = rt;
+    rc = tide_comm_start(rt);
+    if (rc != TIDE_OK) {
+        tide_rt_global = NULL;
+        return init_fail(rt, rc);
+    }
+    tide_config_forget_api_values();
+    return TIDE_OK;
+}
+
+int tide_taskwait(void)
+{
+    tide_rt *rt = tide_rt_global;
+    if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_taskwait before tide_init");
+    if (omp_in_parallel())
+        return tide_fail(TIDE_ERR_STATE, "tide_taskwait inside an OpenMP parallel region; call it "
+                                         "from one thread per rank");
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&rt->in_taskwait, &expected, true))
+        return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
+    rt->phase_tasks = atomic_exchange(&rt->submitted, 0);
+    atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
+    memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
+    rt->phase_start = tide_now();
+    atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
+    tide_comm_wake(rt);
+#pragma omp parallel num_threads(rt->threads)
+    tide_worker_loop(rt, omp_get_thread_num());
+    rt->phase++;
+    atomic_store(&rt->in_taskwait, false);
+    return TIDE_OK;
+}
+
+int tide_finalize(void)
+{
+    tide_rt *rt = tide_rt_global;
+    if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_finalize without tide_init");
+    if (atomic_load(&rt->in_taskwait))
+        return tide_fail(TIDE_ERR_STATE, "tide_finalize during tide_taskwait");
+    /* Tasks submitted after the last taskwait never ran: say so rather than drop them quietly. */
+    long leftover = 0;
+    for (tide_task *t; (t = tide_queue_pop_front(&rt->local)); leftover++) tide_task_free(t);
+    if (leftover)
+        fprintf(stderr, "tide: rank %d: %ld submitted tasks were never run (no tide_taskwait "
+                "after their submission)\n", rt->rank, leftover);
+    tide_comm_stop(rt);
+    int rc = TIDE_OK;
+    if (rt->rank == 0) {
+        if (rt->cfg.stats_path[0])
+            rc = tide_stats_write_json(&rt->log, &rt->cfg, rt->threads, rt->cfg.stats_path);
+        if (rc != TIDE_OK) fprintf(stderr, "tide: %s\n", tide_last_error_message());
+        if (!rt->cfg.quiet) tide_stats_print_summary(&rt->log, &rt->cfg, rt->threads, stdout);
+    }
+    MPI_Comm_free(&rt->data_comm);
+    MPI_Comm_free(&rt->coll_comm);
+    tide_fnid_finalize();
+    bool owned = rt->mpi_owned;
+    tide_rt_global = NULL;
+    rt_free(rt);
+    if (owned) MPI_Finalize();
+    return rc;
+}
+
+int tide_rank(void)
+{
+    return tide_rt_global ? tide_rt_global->rank : -1;
+}
+
+int tide_size(void)
+{
+    return tide_rt_global ? tide_rt_global->size : -1;
+}
+
+int tide_num_threads(void)
+{
+    return tide_rt_global ? tide_rt_global->threads : -1;
+}
+
+int tide_stats_last_phase(tide_phase_stats *out)
+{
+    tide_rt *rt = tide_rt_global;
+    if (!out) return tide_fail(TIDE_ERR_INVALID, "tide_stats_last_phase: out is NULL");
+    if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_stats_last_phase before tide_init");
+    if (rt->phase == 0) return tide_fail(TIDE_ERR_STATE, "no phase has completed yet");
+    *out = rt->last;
+    return TIDE_OK;
+}

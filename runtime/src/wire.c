@@ -1,0 +1,331 @@
+/* The wire format of task and result messages (docs/wire.md). Every field read from a message
+ * is checked against the bytes actually received before it is used; a message that does not
+ * add up is rejected, never partly trusted. Fields are read with memcpy so that a corrupted
+ * message cannot cause a misaligned access either. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HDR_SIZE 32
+#define TASK_REC 40
+#define ARG_DESC 16
+#define RESULT_REC 24
+#define PAD8(x) (((x) + 7u) & ~(uint64_t)7u)
+
+_Static_assert(sizeof(tide_wire_header) == HDR_SIZE, "wire header layout");
+
+static bool carries_input(int mode)
+{
+    return mode == TIDE_IN || mode == TIDE_INOUT || mode == TIDE_VALUE;
+}
+
+static bool carries_output(int mode)
+{
+    return mode == TIDE_OUT || mode == TIDE_INOUT;
+}
+
+static void put(unsigned char **p, const void *v, size_t n)
+{
+    memcpy(*p, v, n);
+    *p += n;
+}
+
+size_t tide_wire_task_size(const tide_task *t)
+{
+    size_t n = TASK_REC + (size_t)t->nargs * ARG_DESC + (size_t)t->nfeat * sizeof(double);
+    for (int i = 0; i < t->nargs; i++)
+        if (carries_input(t->args[i].mode)) n += PAD8(t->args[i].size);
+    return n;
+}
+
+size_t tide_wire_put_task(unsigned char *dst, const tide_task *t, tide_fnid id)
+{
+    unsigned char *p = dst;
+    uint64_t seq = t->seq;
+    int32_t origin = t->origin;
+    uint32_t nargs = (uint32_t)t->nargs, nfeat = (uint32_t)t->nfeat, zero = 0;
+    put(&p, &seq, 8);
+    put(&p, &origin, 4);
+    put(&p, &nargs, 4);
+    put(&p, &nfeat, 4);
+    put(&p, &zero, 4);
+    put(&p, &id.module, 8);
+    put(&p, &id.offset, 8);
+    for (int i = 0; i < t->nargs; i++) {
+        uint32_t mode = (uint32_t)t->args[i].mode;
+        uint64_t size = t->args[i].size;
+        put(&p, &mode, 4);
+        put(&p, &zero, 4);
+        put(&p, &size, 8);
+    }
+    put(&p, t->features, (size_t)t->nfeat * sizeof(double));
+    for (int i = 0; i < t->nargs; i++) {
+        if (!carries_input(t->args[i].mode)) continue;
+        size_t size = t->args[i].size;
+        if (size) memcpy(p, t->args[i].ptr, size); /* the one pack copy */
+        memset(p + size, 0, PAD8(size) - size);
+        p += PAD8(size);
+    }
+    return (size_t)(p - dst);
+}
+
+void tide_wire_put_header(unsigned char *dst, int kind, uint32_t count, uint32_t phase,
+                          uint64_t payload_len, int src)
+{
+    tide_wire_header h = {TIDE_WIRE_MAGIC, TIDE_WIRE_VERSION, (uint16_t)kind, count, phase,
+                          payload_len, src, 0};
+    memcpy(dst, &h, sizeof h);
+}
+
+int tide_wire_check_header(const unsigned char *buf, size_t len, tide_wire_header *h, char *err,
+                           size_t errlen)
+{
+    if (len < HDR_SIZE) {
+        snprintf(err, errlen, "message of %zu bytes is shorter than the %d-byte header", len,
+                 HDR_SIZE);
+        return TIDE_ERR_INVALID;
+    }
+    memcpy(h, buf, sizeof *h);
+    if (h->magic != TIDE_WIRE_MAGIC) {
+        snprintf(err, errlen, "bad magic 0x%08x (not a Tide message, or another byte order)",
+                 h->magic);
+        return TIDE_ERR_INVALID;
+    }
+    if (h->version != TIDE_WIRE_VERSION) {
+        snprintf(err, errlen, "protocol version %u, this build speaks %d (ranks built from "
+                 "different sources?)", h->version, TIDE_WIRE_VERSION);
+        return TIDE_ERR_INVALID;
+    }
+    if (h->kind != TIDE_MSG_TASKS && h->kind != TIDE_MSG_RESULT) {
+        snprintf(err, errlen, "unknown message kind %u", h->kind);
+        return TIDE_ERR_INVALID;
+    }
+    if (h->payload_len != len - HDR_SIZE) {
+        snprintf(err, errlen, "header announces %llu payload bytes, message carries %zu",
+                 (unsigned long long)h->payload_len, len - HDR_SIZE);
+        return TIDE_ERR_INVALID;
+    }
+    uint64_t min_rec = h->kind == TIDE_MSG_TASKS ? TASK_REC : RESULT_REC;
+    if (h->count == 0 || h->count > h->payload_len / min_rec ||
+        (h->kind == TIDE_MSG_RESULT && h->count != 1)) {
+        snprintf(err, errlen, "record count %u does not fit a %s message of %llu bytes", h->count,
+                 h->kind == TIDE_MSG_TASKS ? "tasks" : "result",
+                 (unsigned long long)h->payload_len);
+        return TIDE_ERR_INVALID;
+    }
+    return TIDE_OK;
+}
+
+/* A cursor over the payload that refuses to move past its end. */
+typedef struct cursor {
+    const unsigned char *p;
+    uint64_t left;
+} cursor;
+
+static bool take(cursor *c, void *dst, uint64_t n)
+{
+    if (n > c->left) return false;
+    if (dst) memcpy(dst, c->p, n);
+    c->p += n;
+    c->left -= n;
+    return true;
+}
+
+static int decode_one(cursor *c, tide_rbuf *b, int me, tide_task **out, char *err, size_t errlen)
+{
+    uint64_t seq, fmod, foff;
+    int32_t origin;
+    uint32_t nargs, nfeat, pad;
+    if (!take(c, &seq, 8) || !take(c, &origin, 4) || !take(c, &nargs, 4) || !take(c, &nfeat, 4) ||
+        !take(c, &pad, 4) || !take(c, &fmod, 8) || !take(c, &foff, 8)) {
+        snprintf(err, errlen, "task record truncated");
+        return TIDE_ERR_INVALID;
+    }
+    if (nargs > TIDE_MAX_ARGS || nfeat > TIDE_MAX_FEATURES) {
+        snprintf(err, errlen, "task record with %u arguments and %u features (limits %d, %d)",
+                 nargs, nfeat, TIDE_MAX_ARGS, TIDE_MAX_FEATURES);
+        return TIDE_ERR_INVALID;
+    }
+    uint32_t modes[TIDE_MAX_ARGS];
+    uint64_t sizes[TIDE_MAX_ARGS];
+    uint64_t out_bytes = 0;
+    for (uint32_t i = 0; i < nargs; i++) {
+        if (!take(c, &modes[i], 4) || !take(c, &pad, 4) || !take(c, &sizes[i], 8)) {
+            snprintf(err, errlen, "argument descriptors truncated");
+            return TIDE_ERR_INVALID;
+        }
+        if (modes[i] < TIDE_IN || modes[i] > TIDE_VALUE) {
+            snprintf(err, errlen, "argument %u has unknown mode %u", i, modes[i]);
+            return TIDE_ERR_INVALID;
+        }
+        /* Inputs must lie in this message; outputs must not exceed what a message could hold. */
+        if (sizes[i] > ((uint64_t)1 << 40) ||
+            (carries_input((int)modes[i]) && PAD8(sizes[i]) > c->left)) {
+            snprintf(err, errlen, "argument %u claims %llu bytes, the message has %llu left", i,
+                     (unsigned long long)sizes[i], (unsigned long long)c->left);
+            return TIDE_ERR_INVALID;
+        }
+        if (carries_output((int)modes[i])) out_bytes += PAD8(sizes[i]);
+    }
+    tide_fnid id = {fmod, foff};
+    tide_task_fn fn = tide_fnid_resolve(id);
+    if (!fn) {
+        snprintf(err, errlen, "task function (object %016llx, offset %llu) is not loaded here",
+                 (unsigned long long)fmod, (unsigned long long)foff);
+        return TIDE_ERR_INVALID;
+    }
+    tide_task *t = tide_task_alloc((int)nargs, 0, NULL);
+    size_t rlen = HDR_SIZE + RESULT_REC + 8ull * nargs + out_bytes;
+    unsigned char *res = t ? malloc(rlen) : NULL;
+    if (!res) {
+        free(t);
+        snprintf(err, errlen, "out of memory for a received task");
+        return TIDE_ERR_NOMEM;
+    }
+    t->fn = fn;
+    t->seq = seq;
+    t->origin = origin;
+    t->remote = true;
+    t->nfeat = (int)nfeat;
+    t->result = res;
+    t->result_len = rlen;
+    if (!take(c, t->features, (uint64_t)nfeat * sizeof(double))) {
+        tide_task_free(t);
+        snprintf(err, errlen, "features truncated");
+        return TIDE_ERR_INVALID;
+    }
+    /* Result record: the id now, the execution time when the task has run. */
+    unsigned char *r = res + HDR_SIZE;
+    memset(r, 0, RESULT_REC);
+    memcpy(r, &seq, 8);
+    memcpy(r + 8, &origin, 4);
+    memcpy(r + 12, &nargs, 4);
+    unsigned char *rsizes = r + RESULT_REC;
+    unsigned char *rdata = rsizes + 8ull * nargs;
+    for (uint32_t i = 0; i < nargs; i++) {
+        int mode = (int)modes[i];
+        uint64_t outsz = carries_output(mode) ? sizes[i] : 0;
+        memcpy(rsizes + 8ull * i, &outsz, 8);
+        t->args[i] = (tide_arg){NULL, (size_t)sizes[i], (tide_arg_mode)mode};
+        if (carries_output(mode)) {
+            t->args[i].ptr = rdata;
+            memset(rdata + sizes[i], 0, PAD8(sizes[i]) - sizes[i]);
+            rdata += PAD8(sizes[i]);
+        }
+        if (carries_input(mode)) {
+            const unsigned char *src = c->p;
+            take(c, NULL, PAD8(sizes[i])); /* checked above */
+            if (mode == TIDE_INOUT) {
+                if (sizes[i]) memcpy(t->args[i].ptr, src, sizes[i]); /* the one unpack copy */
+            } else {
+                t->args[i].ptr = (void *)src; /* IN and VALUE: read in place, no copy */
+            }
+        }
+        if (sizes[i] == 0 && mode != TIDE_OUT && mode != TIDE_INOUT) t->args[i].ptr = NULL;
+        t->argv[i] = t->args[i].ptr;
+    }
+    (void)me;
+    atomic_fetch_add(&b->refs, 1);
+    t->rbuf = b;
+    *out = t;
+    return TIDE_OK;
+}
+
+int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out, int me,
+                           char *err, size_t errlen)
+{
+    cursor c = {b->data + HDR_SIZE, h->payload_len};
+    uint32_t n = 0;
+    int rc = TIDE_OK;
+    for (; n < h->count; n++) {
+        rc = decode_one(&c, b, me, &out[n], err, errlen);
+        if (rc != TIDE_OK) break;
+    }
+    if (rc == TIDE_OK && c.left != 0) {
+        snprintf(err, errlen, "%llu bytes left over after %u task records",
+                 (unsigned long long)c.left, h->count);
+        rc = TIDE_ERR_INVALID;
+    }
+    if (rc != TIDE_OK)
+        for (uint32_t i = 0; i < n; i++) {
+            tide_task_free(out[i]);
+            out[i] = NULL;
+        }
+    return rc;
+}
+
+int tide_wire_result_id(const unsigned char *buf, const tide_wire_header *h, int *origin,
+                        uint64_t *seq, char *err, size_t errlen)
+{
+    if (h->payload_len < RESULT_REC) {
+        snprintf(err, errlen, "result record truncated");
+        return TIDE_ERR_INVALID;
+    }
+    int32_t o;
+    memcpy(seq, buf + HDR_SIZE, 8);
+    memcpy(&o, buf + HDR_SIZE + 8, 4);
+    *origin = o;
+    return TIDE_OK;
+}
+
+int tide_wire_apply_result(const unsigned char *buf, const tide_wire_header *h, tide_task *t,
+                           char *err, size_t errlen)
+{
+    cursor c = {buf + HDR_SIZE, h->payload_len};
+    uint64_t seq;
+    int32_t origin;
+    uint32_t nargs;
+    double time;
+    if (!take(&c, &seq, 8) || !take(&c, &origin, 4) || !take(&c, &nargs, 4) ||
+        !take(&c, &time, 8)) {
+        snprintf(err, errlen, "result record truncated");
+        return TIDE_ERR_INVALID;
+    }
+    if (nargs != (uint32_t)t->nargs || seq != t->seq || origin != t->origin) {
+        snprintf(err, errlen, "result for task %d:%llu with %u arguments answers task %d:%llu "
+                 "with %d", origin, (unsigned long long)seq, nargs, t->origin,
+                 (unsigned long long)t->seq, t->nargs);
+        return TIDE_ERR_INVALID;
+    }
+    const unsigned char *sizes = c.p;
+    if (!take(&c, NULL, 8ull * nargs)) {
+        snprintf(err, errlen, "result sizes truncated");
+        return TIDE_ERR_INVALID;
+    }
+    /* Check every size before copying anything, so a bad message changes no application data. */
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < nargs; i++) {
+        uint64_t sz;
+        memcpy(&sz, sizes + 8ull * i, 8);
+        uint64_t expect = carries_output(t->args[i].mode) ? t->args[i].size : 0;
+        if (sz != expect) {
+            snprintf(err, errlen, "result argument %u has %llu bytes, expected %llu", i,
+                     (unsigned long long)sz, (unsigned long long)expect);
+            return TIDE_ERR_INVALID;
+        }
+        need += PAD8(sz);
+    }
+    if (need != c.left) {
+        snprintf(err, errlen, "result carries %llu data bytes, expected %llu",
+                 (unsigned long long)c.left, (unsigned long long)need);
+        return TIDE_ERR_INVALID;
+    }
+    if (!(time >= 0.0 && time < 1e9)) {
+        snprintf(err, errlen, "result reports execution time %g", time);
+        return TIDE_ERR_INVALID;
+    }
+    for (int i = 0; i < t->nargs; i++) {
+        if (!carries_output(t->args[i].mode)) continue;
+        if (t->args[i].size) memcpy(t->args[i].ptr, c.p, t->args[i].size); /* unpack copy */
+        take(&c, NULL, PAD8(t->args[i].size));
+    }
+    t->exec_time = time;
+    return TIDE_OK;
+}
+
+void tide_wire_finish_result(tide_task *t, uint32_t phase, int me)
+{
+    tide_wire_put_header(t->result, TIDE_MSG_RESULT, 1, phase, t->result_len - HDR_SIZE, me);
+    memcpy(t->result + HDR_SIZE + 16, &t->exec_time, 8);
+}
