@@ -31,14 +31,14 @@ static int init_mpi(tide_rt *rt, int *argc, char ***argv)
     } else {
         MPI_Query_thread(&level);
     }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &rt->size);
     if (level < MPI_THREAD_MULTIPLE)
         return tide_fail(TIDE_ERR_MPI,
                          "MPI provides %s but Tide needs MPI_THREAD_MULTIPLE (its comm thread "
                          "calls MPI while the application may too); initialize MPI with "
                          "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let tide_init do it",
                          thread_level_name(level));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rt->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &rt->size);
     return TIDE_OK;
 }
 
@@ -118,10 +118,11 @@ int tide_init(int *argc, char ***argv)
     rt->data_comm = rt->coll_comm = MPI_COMM_NULL;
 
     int rc = init_mpi(rt, argc, argv);
-    if (rc != TIDE_OK) {
+    if (rc != TIDE_OK && rt->size == 0) { /* MPI itself is unusable: nobody to agree with */
         fprintf(stderr, "tide: %s\n", tide_last_error_message());
         return init_fail(rt, rc);
     }
+    if (agree(rt, rc, TIDE_ERR_MPI) != TIDE_OK) return init_fail(rt, rc);
     char err[512];
     rc = tide_config_load(&rt->cfg, err, sizeof err);
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);

@@ -1,0 +1,91 @@
+#define _POSIX_C_SOURCE 200809L
+/* Exactly-once execution and termination under random offloading: many phases with random task
+ * counts (zero on some ranks), random argument sizes and random task durations. Every task
+ * increments its own INOUT counter and writes a checksum of its input: a task run twice, run on
+ * stale data, or lost shows up as a wrong counter or checksum. Usage: test_stress PHASES SEED */
+#include "test_util.h"
+#include "tide.h"
+
+#include <string.h>
+#include <time.h>
+
+static void work(void **args)
+{
+    const unsigned char *in = args[0];
+    uint64_t n = *(const uint64_t *)args[1];
+    uint64_t *out = args[2];
+    int64_t *counter = args[3];
+    uint32_t delay_us = *(const uint32_t *)args[4];
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t i = 0; i < n; i++) h = (h ^ in[i]) * 1099511628211ull;
+    *out = h;
+    (*counter)++;
+    if (delay_us) {
+        struct timespec ts = {0, (long)delay_us * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+typedef struct item {
+    unsigned char *in;
+    uint64_t n, out, expect;
+    int64_t counter;
+} item;
+
+int main(int argc, char **argv)
+{
+    int phases = argc > 1 ? atoi(argv[1]) : 200;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    CHECK_OK(tide_init(&argc, &argv));
+    int rank = tide_rank(), size = tide_size();
+    uint64_t rng = seed * 1000003u + (uint64_t)rank;
+    long total_tasks = 0, total_offloaded = 0;
+    for (int p = 0; p < phases; p++) {
+        /* A third of the phases leave some ranks without any task. */
+        int ntasks = (int)(test_rng(&rng) % 24);
+        if (test_rng(&rng) % 3 == 0 && rank % 2 == p % 2) ntasks = 0;
+        item *items = calloc((size_t)ntasks + 1, sizeof *items);
+        for (int i = 0; i < ntasks; i++) {
+            item *it = &items[i];
+            uint64_t r = test_rng(&rng) % 100;
+            it->n = r < 10 ? 0 : r < 95 ? test_rng(&rng) % 2048 : test_rng(&rng) % (600 << 10);
+            it->in = malloc(it->n + 1);
+            for (uint64_t k = 0; k < it->n; k++) it->in[k] = (unsigned char)test_rng(&rng);
+            uint64_t h = 1469598103934665603ull;
+            for (uint64_t k = 0; k < it->n; k++) h = (h ^ it->in[k]) * 1099511628211ull;
+            it->expect = h;
+            uint32_t delay = (uint32_t)(test_rng(&rng) % 4 == 0 ? test_rng(&rng) % 400 : 0);
+            tide_arg args[5] = {{it->in, it->n, TIDE_IN},
+                                {&it->n, sizeof it->n, TIDE_VALUE},
+                                {&it->out, sizeof it->out, TIDE_OUT},
+                                {&it->counter, sizeof it->counter, TIDE_INOUT},
+                                {&delay, sizeof delay, TIDE_VALUE}};
+            tide_task *t;
+            CHECK_OK(tide_task_create(&t, work, 5, args));
+            CHECK_OK(tide_task_submit(t));
+        }
+        CHECK_OK(tide_taskwait());
+        for (int i = 0; i < ntasks; i++) {
+            CHECK(items[i].counter == 1, "phase %d task %d ran %lld times", p, i,
+                  (long long)items[i].counter);
+            CHECK(items[i].out == items[i].expect, "phase %d task %d: wrong output", p, i);
+            free(items[i].in);
+        }
+        free(items);
+        tide_phase_stats st;
+        CHECK_OK(tide_stats_last_phase(&st));
+        CHECK(st.phase == p, "stats of phase %d, expected %d", st.phase, p);
+        CHECK(st.tasks_self == ntasks, "stats count %lld own tasks, submitted %d",
+              (long long)st.tasks_self, ntasks);
+        total_tasks += (long)st.tasks;
+        total_offloaded += (long)st.offloaded;
+    }
+    CHECK_OK(tide_finalize());
+    if (rank == 0)
+        printf("stress: %d phases on %d ranks, %ld tasks, %ld offloaded, all exactly once\n", phases,
+               size, total_tasks, total_offloaded);
+    const char *lb = getenv("TIDE_LB");
+    if (lb && strcmp(lb, "random") == 0 && size > 1)
+        CHECK(total_offloaded > 0, "random offloading moved no task");
+    return 0;
+}
