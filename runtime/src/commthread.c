@@ -176,7 +176,10 @@ int tide_offload_tasks(tide_rt *rt, int dest, int n)
  * (said once per rank, since this is a property of how the program was linked). */
 static bool encodable(comm_state *cs, tide_task *t, tide_fnid *id)
 {
-    if (tide_fnid_of(t->fn, id) == TIDE_OK) return true;
+    int rc = tide_fnid_of(t->fn, id);
+    if (rc == TIDE_OK && tide_wire_task_size(t) + sizeof(tide_wire_header) > (size_t)INT32_MAX)
+        rc = tide_fail(TIDE_ERR_UNSUPPORTED, "its data exceeds MPI's 2 GiB message limit");
+    if (rc == TIDE_OK) return true;
     if (!cs->warned_unmovable)
         fprintf(stderr, "tide: rank %d: a task stays local: %s\n", cs->rt->rank,
                 tide_last_error_message());

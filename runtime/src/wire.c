@@ -149,7 +149,7 @@ static int decode_one(cursor *c, tide_rbuf *b, int me, tide_task **out, char *er
     }
     uint32_t modes[TIDE_MAX_ARGS];
     uint64_t sizes[TIDE_MAX_ARGS];
-    uint64_t out_bytes = 0;
+    uint64_t out_bytes = 0, in_bytes = 0;
     for (uint32_t i = 0; i < nargs; i++) {
         if (!take(c, &modes[i], 4) || !take(c, &pad, 4) || !take(c, &sizes[i], 8)) {
             snprintf(err, errlen, "argument descriptors truncated");
@@ -167,6 +167,18 @@ static int decode_one(cursor *c, tide_rbuf *b, int me, tide_task **out, char *er
             return TIDE_ERR_INVALID;
         }
         if (carries_output((int)modes[i])) out_bytes += PAD8(sizes[i]);
+        if (carries_input((int)modes[i])) in_bytes += PAD8(sizes[i]);
+    }
+    /* Each size is below 2^40 and there are at most TIDE_MAX_ARGS: the sums cannot overflow. */
+    if (in_bytes + (uint64_t)nfeat * sizeof(double) > c->left) {
+        snprintf(err, errlen, "arguments claim %llu input bytes, the message has %llu left",
+                 (unsigned long long)in_bytes, (unsigned long long)c->left);
+        return TIDE_ERR_INVALID;
+    }
+    if (HDR_SIZE + RESULT_REC + 8ull * nargs + out_bytes > (uint64_t)INT32_MAX) {
+        snprintf(err, errlen, "task outputs of %llu bytes exceed the 2 GiB message limit",
+                 (unsigned long long)out_bytes);
+        return TIDE_ERR_INVALID;
     }
     tide_fnid id = {fmod, foff};
     tide_task_fn fn = tide_fnid_resolve(id);
@@ -215,7 +227,7 @@ static int decode_one(cursor *c, tide_rbuf *b, int me, tide_task **out, char *er
         }
         if (carries_input(mode)) {
             const unsigned char *src = c->p;
-            take(c, NULL, PAD8(sizes[i])); /* checked above */
+            take(c, NULL, PAD8(sizes[i])); /* in_bytes was checked against the message */
             if (mode == TIDE_INOUT) {
                 if (sizes[i]) memcpy(t->args[i].ptr, src, sizes[i]); /* the one unpack copy */
             } else {
