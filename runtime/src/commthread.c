@@ -405,14 +405,27 @@ static bool phase_step(comm_state *cs)
 
 static void pin_self(tide_rt *rt)
 {
-    if (rt->cfg.comm_cpu < 0) return;
+    int cpu = rt->cfg.comm_cpu;
+    if (cpu == -1) return;
     cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(rt->cfg.comm_cpu, &set);
-    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (cpu == TIDE_COMM_CPU_LAST) {
+        /* The thread inherited the rank's mask: take its highest CPU. */
+        CPU_ZERO(&set);
+        if (sched_getaffinity(0, sizeof set, &set) == 0)
+            for (int c = CPU_SETSIZE - 1; c >= 0 && cpu < 0; c--)
+                if (CPU_ISSET(c, &set)) cpu = c;
+    }
+    int rc = cpu < 0 ? EINVAL : 0;
+    if (!rc) {
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    }
     if (rc)
         fprintf(stderr, "tide: rank %d: cannot pin the comm thread to CPU %d: %s\n", rt->rank,
-                rt->cfg.comm_cpu, strerror(rc));
+                cpu, strerror(rc));
+    else if (rt->cfg.verbose)
+        fprintf(stderr, "tide: rank %d: comm thread pinned to CPU %d\n", rt->rank, cpu);
 }
 
 static void idle_sleep(tide_rt *rt, long us)

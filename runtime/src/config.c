@@ -1,6 +1,9 @@
 /* Configuration knobs: one table, one parser per kind of value, used alike for the environment
  * and for tide_config_set(). Every knob is documented in docs/config.md. */
+#define _GNU_SOURCE
 #include "internal.h"
+
+#include <sched.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -114,8 +117,14 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
         rc = parse_long(name, v, 1, 1000000, &l, err, len);
         if (rc == TIDE_OK) c->poll_sleep_max_us = (int)l;
     } else if (strcmp(name, "TIDE_COMM_CPU") == 0) {
-        rc = parse_long(name, v, -1, 65535, &l, err, len);
-        if (rc == TIDE_OK) c->comm_cpu = (int)l;
+        if (strcmp(v, "last") == 0) {
+            c->comm_cpu = TIDE_COMM_CPU_LAST;
+            return TIDE_OK;
+        }
+        rc = parse_long(name, v, -1, CPU_SETSIZE - 1, &l, err, len);
+        if (rc != TIDE_OK)
+            return bad(err, len, name, v, "-1 (not pinned), 'last', or a CPU number");
+        c->comm_cpu = (int)l;
     } else if (strcmp(name, "TIDE_STATS") == 0) {
         if (strlen(v) >= sizeof c->stats_path)
             return bad(err, len, name, v, "a path shorter than 1024 bytes");

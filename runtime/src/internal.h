@@ -27,6 +27,9 @@ double tide_now(void); /* monotonic seconds */
 
 typedef enum { TIDE_OFFLOAD_RR = 0, TIDE_OFFLOAD_PACKED = 1 } tide_offload_kind;
 
+/* TIDE_COMM_CPU=last: the highest CPU of the rank's own affinity mask. */
+#define TIDE_COMM_CPU_LAST (-2)
+
 typedef struct tide_config {
     int threads;            /* TIDE_THREADS; 0 = take OpenMP's default */
     char lb[32];            /* TIDE_LB: a registered strategy name */
@@ -35,7 +38,7 @@ typedef struct tide_config {
     uint64_t max_inflight;  /* TIDE_MAX_INFLIGHT bytes */
     int poll_spin;          /* TIDE_POLL_SPIN: empty polls before sleeping */
     int poll_sleep_max_us;  /* TIDE_POLL_SLEEP_MAX_US: longest back-off sleep */
-    int comm_cpu;           /* TIDE_COMM_CPU: -1 = not pinned */
+    int comm_cpu;           /* TIDE_COMM_CPU: -1 = not pinned, or TIDE_COMM_CPU_LAST */
     char stats_path[1024];  /* TIDE_STATS; "" = none */
     int quiet;              /* TIDE_QUIET */
     int verbose;            /* TIDE_VERBOSE */
