@@ -1,0 +1,157 @@
+/*
+ * tide_plan.h - pure planning cores of Tide's balancing strategies.
+ *
+ * Every function here is a deterministic function of its arguments: no MPI, no threads, no
+ * globals, no clocks. The runtime allgathers the inputs, and every rank calls the same function on
+ * the same bytes, so every rank obtains the same plan without a second round of communication.
+ * A simulator can call the same functions for thousands of virtual ranks.
+ *
+ * Error values are negative and equal to the matching tide_error values of tide.h
+ * (TIDE_ERR_INVALID, TIDE_ERR_NOMEM), so the runtime can pass them through unchanged.
+ *
+ * The algorithms, the rounding rule and the tie-breaking are documented in docs/offload-planner.md.
+ */
+#ifndef TIDE_PLAN_H
+#define TIDE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    TIDE_PLAN_OK = 0,
+    TIDE_PLAN_EINVAL = -1, /* bad argument: np < 1, null pointer, negative/NaN load or count */
+    TIDE_PLAN_ENOMEM = -4  /* scratch == NULL and the internal allocation failed */
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Move plans: the one representation every planner produces.
+ *
+ * A plan is a list of moves "rank `from` hands `count` units to rank `to`". A unit is whatever
+ * the strategy balances: a not-yet-started task of the current phase (per-iteration offloading,
+ * where any `count` tasks from the end of the queue will do and `unit_ids` is NULL), or a named
+ * persistent object (migration of chare-like objects, where `unit_ids` lists exactly which
+ * `count` objects leave). The same list drives the transport in both cases; a strategy that
+ * needs named units fills `unit_ids`, one that counts leaves it NULL.
+ *
+ * Moves are ordered by (from, to) ascending and never have from == to or count == 0, so two
+ * ranks that build the same plan hold byte-identical lists, and a rank finds its outgoing moves
+ * as one contiguous run (tide_plan_moves_from).
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tide_move {
+    int32_t from;
+    int32_t to;
+    int64_t count;
+    /* NULL: any `count` movable units of `from`. Otherwise `count` ids owned by the plan's
+     * id storage (see tide_move_plan), meaningful to the strategy that made the plan. */
+    const int64_t *unit_ids;
+} tide_move;
+
+typedef struct tide_move_plan {
+    int32_t np;       /* ranks the plan is about */
+    size_t nmoves;    /* moves[0 .. nmoves) are valid */
+    size_t capacity;  /* room in moves[] */
+    tide_move *moves; /* caller-owned; np - 1 entries always suffice for tide_plan_proact */
+    int64_t *ids;     /* caller-owned id storage for named units, NULL when units are counted */
+} tide_move_plan;
+
+/* Index of the first move whose from == rank, and the number of such moves (*n). */
+size_t tide_plan_moves_from(const tide_move_plan *plan, int32_t rank, size_t *n);
+
+/* Expand a plan into the dense tracking table TB (np x np, row-major): TB[i*np+j] = units i sends
+ * to j, and the diagonal TB[i*np+i] = kept[i] - the units i keeps. With kept[i] = N_i minus the
+ * units i sends, every row sums to N_i. Returns TIDE_PLAN_OK or TIDE_PLAN_EINVAL. */
+int tide_plan_table(const tide_move_plan *plan, const int64_t *n_tasks, int64_t *tb);
+
+/* The row of `me` only (np entries): what the runtime needs on rank `me`. Same semantics as one
+ * row of tide_plan_table; O(np) instead of O(np^2). */
+int tide_plan_row(const tide_move_plan *plan, const int64_t *n_tasks, int32_t me, int64_t *row);
+
+/* ---------------------------------------------------------------------------------------------
+ * Proactive planner (Algorithm 1 of Chung, Schulz et al., "Proactive task offloading for load
+ * balancing in iterative applications"), uniform task weights.
+ *
+ * load[i]    predicted load of rank i for the coming phase (>= 0, finite)
+ * n_tasks[i] movable (not-yet-started) tasks of rank i (>= 0); w_hat_i = load[i] / n_tasks[i]
+ *
+ * Ranks above the mean L_avg give whole tasks to ranks below it, the most loaded offloader
+ * first, the least loaded victim first. Guarantees (docs/offload-planner.md proves them):
+ *   - only ranks with load > L_avg send, only ranks with load < L_avg receive;
+ *   - a sender never drops below L_avg and never sends more than it has;
+ *   - predicted max load after the plan < L_avg + max w_hat (over ranks that have tasks);
+ *   - at most np - 1 moves; O(np log np) for the sort plus O(K + V) for the walk.
+ *   - the plan depends only on the (load, n_tasks) pairs: relabelling ranks with distinct loads
+ *     relabels the plan; equal loads are ordered by rank id.
+ *
+ * scratch: NULL (allocated internally) or tide_plan_proact_scratch_bytes(np) bytes, aligned for
+ * double. plan->moves needs capacity >= np - 1 (np >= 1); plan->ids is not used.
+ * Returns TIDE_PLAN_OK, TIDE_PLAN_EINVAL or TIDE_PLAN_ENOMEM. */
+size_t tide_plan_proact_scratch_bytes(int32_t np);
+int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, void *scratch,
+                     tide_move_plan *plan);
+
+/* ---------------------------------------------------------------------------------------------
+ * Proactive planner with per-task predicted weights.
+ *
+ * load[i]      predicted load of rank i, including work that cannot move (running tasks)
+ * task_off     CSR offsets, np + 1 entries: rank i's movable tasks are task_w[task_off[i] ..
+ *              task_off[i+1]), each a predicted weight >= 0
+ * dest         out, task_off[np] entries: dest[task_off[i] + t] = rank that runs task t of rank i
+ *              (i itself when the task stays)
+ *
+ * Same walk as tide_plan_proact, but the moved load is built from real weights: for each
+ * (offloader, victim) pair the offloader hands over its largest task that fits both the
+ * victim's deficit and its own surplus; when none fits the deficit, its smallest task that fits
+ * its surplus, and that victim is then full. Among equal weights the task with the higher
+ * index (later in the queue) leaves first; zero-weight tasks never move. plan receives one move per
+ * (from, to) pair with the count; plan->ids, when non-NULL (room for task_off[np] ids), receives
+ * the moved task indices (local to `from`, ascending) and each move's unit_ids points into it.
+ * Guarantee: predicted max load after the plan < L_avg + max task weight, for ranks whose
+ * unmovable load (load minus movable weights) is <= L_avg.
+ * scratch: NULL or tide_plan_proact_weighted_scratch_bytes(np, task_off[np]) bytes. */
+size_t tide_plan_proact_weighted_scratch_bytes(int32_t np, int64_t ntasks_total);
+int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *task_off,
+                              const double *task_w, void *scratch, int32_t *dest,
+                              tide_move_plan *plan);
+
+/* ---------------------------------------------------------------------------------------------
+ * Reactive pairing (Chameleon's react_mig decision), evaluated by every rank at each exchange.
+ *
+ * Ranks are ordered by (load, rank id). Upper-half rank at position p pairs with the rank at
+ * position np-1-p (most loaded with least loaded, 2nd with 2nd-least, ...); with odd np the
+ * median rank is unpaired. A pair moves work only if the global imbalance (max-min)/max and the
+ * pair's (L_hi-L_lo)/L_hi both reach min_rel_imbalance and L_hi - L_lo >= min_abs_imbalance.
+ * The sender moves k = round((L_hi-L_lo) / (2 w)) tasks (the split that equalises the pair),
+ * where w = load per task of the sender (load/n_tasks, or 1 when loads are queue lengths),
+ * k = 0 when the gap is not larger than one task, and k <= max_tasks and k <= its n_tasks.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tide_react_params {
+    double min_rel_imbalance; /* e.g. 0.05 (Chameleon's default) */
+    double min_abs_imbalance; /* in load units, e.g. 2 queued tasks */
+    int64_t max_tasks;        /* bound per decision, >= 1 */
+} tide_react_params;
+
+typedef struct tide_react_decision {
+    int32_t partner; /* the paired rank, -1 when unpaired */
+    int64_t send;    /* tasks this rank sends to partner now (0 when it is the receiver) */
+    int64_t recv;    /* tasks this rank should expect from partner now */
+} tide_react_decision;
+
+/* n_tasks may be NULL: loads are queue lengths and one task weighs 1.
+ * scratch: NULL or tide_plan_react_scratch_bytes(np) bytes. */
+size_t tide_plan_react_scratch_bytes(int32_t np);
+int tide_plan_react(int32_t np, const double *load, const int64_t *n_tasks,
+                    const tide_react_params *params, int32_t me, void *scratch,
+                    tide_react_decision *out);
+/* The decisions of all ranks at once (out has np entries), e.g. for a simulator or tests. */
+int tide_plan_react_all(int32_t np, const double *load, const int64_t *n_tasks,
+                        const tide_react_params *params, void *scratch, tide_react_decision *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TIDE_PLAN_H */

@@ -1,0 +1,35 @@
+/*
+ * plan_internal.h - helpers shared by the planner files; not part of the public surface.
+ */
+#ifndef TIDE_PLAN_INTERNAL_H
+#define TIDE_PLAN_INTERNAL_H
+
+#include "tide_plan.h"
+
+/* A rank in load order. Sorting these, rather than indices into load[], keeps qsort's comparator
+ * free of context (C11 has no qsort_r) and makes the order total: (load, rank). */
+typedef struct plan_rank_key {
+    double load;
+    int32_t rank;
+} plan_rank_key;
+
+/* Checks np, load (finite, >= 0) and, when non-NULL, n_tasks (>= 0). */
+int plan_check_inputs(int32_t np, const double *load, const int64_t *n_tasks);
+
+/* Fills keys[0..np) with (load[i], i) and sorts them ascending by (load, rank). */
+void plan_sort_ranks(int32_t np, const double *load, plan_rank_key *keys);
+
+/* Sum of the loads in sorted order: for distinct loads the order, and so the rounding, does not
+ * depend on how ranks are numbered. */
+double plan_sorted_sum(int32_t np, const plan_rank_key *keys);
+
+/* Sorts plan->moves by (from, to). */
+void plan_sort_moves(tide_move_plan *plan);
+
+/* Bytes of a scratch region rounded up so that a following region stays aligned for doubles. */
+static inline size_t plan_align(size_t bytes)
+{
+    return (bytes + 15u) & ~(size_t)15u;
+}
+
+#endif /* TIDE_PLAN_INTERNAL_H */

@@ -1,0 +1,58 @@
+#!/bin/sh
+# tide-predict rejects bad input with exit code 2 and the offending line number.
+# usage: cli_errors.sh PATH/tide-predict
+exe=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0
+
+# expect NAME EXPECTED-SUBSTRING [OPTIONS...]: runs on $dir/NAME.csv
+expect() {
+    name=$1 want=$2
+    shift 2
+    "$exe" "$@" "$dir/$name.csv" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" "$dir/err"; then
+        echo "FAIL $name: exit $rc, stderr: $(cat "$dir/err") (wanted exit 2 and '$want')"
+        fails=$((fails + 1))
+    else
+        echo "ok $name: $(cat "$dir/err")"
+    fi
+}
+
+printf 'phase,rank,time\n0,0,1.0\n' >"$dir/missing.csv"
+expect missing "missing.csv:1: missing column 'load'"
+
+printf 'phase,rank,load\n0,0,1.0\n1,0,abc\n' >"$dir/nonnumber.csv"
+expect nonnumber "nonnumber.csv:3: column 'load': 'abc' is not a finite number"
+
+printf 'phase,rank,load,size\n0,0,1.0,3\n1,0,2.0,x\n' >"$dir/feature.csv"
+expect feature "feature.csv:3: column 'size': 'x' is not a finite number"
+
+printf 'phase,rank,load\n0,0,1.0\n1,0,nan\n' >"$dir/nan.csv"
+expect nan "nan.csv:3: column 'load'"
+
+printf 'phase,rank,load\n0,0,1\n0,1,1\n2,0,1\n1,0,1\n' >"$dir/unsorted.csv"
+expect unsorted "unsorted.csv:5: phase 1 of rank 0 comes after phase 2"
+
+printf 'phase,rank,load\n0,0,1\n1,0,1\n1,1,1\n1,0,2\n' >"$dir/duplicate.csv"
+expect duplicate "duplicate.csv:5: duplicate phase 1 for rank 0"
+
+printf 'phase,rank,load\n0,0,1\n1,0\n' >"$dir/short.csv"
+expect short "short.csv:3: expected 3 fields"
+
+printf 'phase,rank,load\n0.5,0,1\n' >"$dir/fraction.csv"
+expect fraction "fraction.csv:2: column 'phase'"
+
+printf 'phase,rank,load\n0,0,1\n' >"$dir/ok.csv"
+expect ok "TIDE_PRED_WINDOW='0' is invalid" --window 0
+expect ok "TIDE_PRED_TRAIN='5' is invalid" --train 5
+expect ok "unknown option --bogus" --bogus
+expect absent "absent.csv: No such file"
+
+# A good file passes.
+if ! "$exe" "$dir/ok.csv" >/dev/null; then
+    echo "FAIL: a valid file was rejected"
+    fails=$((fails + 1))
+fi
+exit $fails
