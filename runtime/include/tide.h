@@ -120,6 +120,7 @@ typedef struct tide_phase_stats {
     int64_t bytes_moved;    /* task and result bytes sent over MPI, all ranks */
     /* This rank's own values. */
     double W_self, L_self;
+    double L_pred_self;     /* this rank's predicted load for the phase; -1 before a model exists */
     int64_t tasks_self, offloaded_self, received_self;
 } tide_phase_stats;
 

@@ -31,13 +31,14 @@ typedef struct send_slot {
     size_t len;
 } send_slot;
 
-typedef enum { PH_IDLE, PH_START_SYNC, PH_RUN, PH_BARRIER, PH_GATHER } phase_state;
+typedef enum { PH_IDLE, PH_START_SYNC, PH_RUN, PH_ROUND, PH_BARRIER, PH_GATHER } phase_state;
 
 typedef struct comm_state {
     tide_rt *rt;
     phase_state state;
     MPI_Request coll_req;
-    long my_ntasks, *all_ntasks;
+    tide_rank_status my_status, *all_status;
+    double next_round; /* tide_now() at which the next status round starts */
     tide_rank_record mine, *all;
     /* Sends in progress. */
     MPI_Request *reqs;
@@ -188,50 +189,59 @@ static bool encodable(comm_state *cs, tide_task *t, tide_fnid *id)
     return false;
 }
 
-static bool send_outgoing(comm_state *cs)
+/* Sends at most one message to rank dest: one task (rr) or as many as the in-flight bound admits
+ * (packed). Returns false when there was nothing to send or the bound is reached. */
+static bool send_one_message(comm_state *cs, int dest)
 {
     tide_rt *rt = cs->rt;
-    bool did = false;
-    bool packed = rt->cfg.offload == TIDE_OFFLOAD_PACKED;
-    for (int dest = 0; dest < rt->size; dest++) {
-        tide_queue *q = &rt->outgoing[dest];
-        while (atomic_load_explicit(&q->count, memory_order_relaxed) > 0) {
-            /* Choose the tasks of one message: one task, or as many as the bound admits. */
-            tide_task *batch[256];
-            tide_fnid ids[256];
-            int n = 0;
-            size_t len = sizeof(tide_wire_header);
-            pthread_mutex_lock(&q->lock);
-            for (tide_task *t = q->head; t && n < (packed ? 256 : 1); t = t->next) {
-                size_t sz = tide_wire_task_size(t);
-                bool first_alone = n == 0 && rt->inflight_bytes == 0;
-                if (!first_alone && rt->inflight_bytes + len + sz > rt->cfg.max_inflight) break;
-                len += sz;
-                n++;
-            }
-            pthread_mutex_unlock(&q->lock);
-            if (n == 0) return did; /* the bound is reached: wait for sends to complete */
-            int got = 0;
-            for (int i = 0; i < n; i++) {
-                tide_task *t = tide_queue_pop_front(q);
-                if (encodable(cs, t, &ids[got])) batch[got++] = t;
-                else len -= tide_wire_task_size(t);
-            }
-            if (!got) continue;
-            unsigned char *buf = malloc(len);
-            if (!buf) tide_fatal("out of memory packing %zu bytes", len);
-            size_t off = sizeof(tide_wire_header);
-            for (int i = 0; i < got; i++) {
-                off += tide_wire_put_task(buf + off, batch[i], ids[i]);
-                inflight_put(rt->inflight, batch[i]);
-            }
-            tide_wire_put_header(buf, TIDE_MSG_TASKS, (uint32_t)got, (uint32_t)cs->nphases,
-                                 off - sizeof(tide_wire_header), rt->rank);
-            start_send(cs, dest, buf, off);
-            rt->n_offloaded += got;
-            did = true;
-        }
+    tide_queue *q = &rt->outgoing[dest];
+    if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return false;
+    int max = rt->cfg.offload == TIDE_OFFLOAD_PACKED ? 256 : 1;
+    tide_task *batch[256];
+    tide_fnid ids[256];
+    int n = 0;
+    size_t len = sizeof(tide_wire_header);
+    pthread_mutex_lock(&q->lock);
+    for (tide_task *t = q->head; t && n < max; t = t->next) {
+        size_t sz = tide_wire_task_size(t);
+        bool first_alone = n == 0 && rt->inflight_bytes == 0;
+        if (!first_alone && rt->inflight_bytes + len + sz > rt->cfg.max_inflight) break;
+        len += sz;
+        n++;
     }
+    pthread_mutex_unlock(&q->lock);
+    if (n == 0) return false;
+    int got = 0;
+    for (int i = 0; i < n; i++) {
+        tide_task *t = tide_queue_pop_front(q);
+        if (encodable(cs, t, &ids[got])) batch[got++] = t;
+        else len -= tide_wire_task_size(t);
+    }
+    if (!got) return true;
+    unsigned char *buf = malloc(len);
+    if (!buf) tide_fatal("out of memory packing %zu bytes", len);
+    size_t off = sizeof(tide_wire_header);
+    for (int i = 0; i < got; i++) {
+        off += tide_wire_put_task(buf + off, batch[i], ids[i]);
+        inflight_put(rt->inflight, batch[i]);
+    }
+    tide_wire_put_header(buf, TIDE_MSG_TASKS, (uint32_t)got, (uint32_t)cs->nphases,
+                         off - sizeof(tide_wire_header), rt->rank);
+    start_send(cs, dest, buf, off);
+    rt->n_offloaded += got;
+    return true;
+}
+
+/* One message per destination per pass, so that with rr the tasks leave round-robin across
+ * the destinations (proact_off1) rather than one destination after another. */
+static bool send_outgoing(comm_state *cs)
+{
+    bool did = false, progress;
+    do {
+        progress = false;
+        for (int dest = 0; dest < cs->rt->size; dest++) progress |= send_one_message(cs, dest);
+        did |= progress;
+    } while (progress);
     return did;
 }
 
@@ -276,6 +286,7 @@ static void handle_result(comm_state *cs, unsigned char *buf, const tide_wire_he
         tide_fatal("malformed result from rank %d: %s", h->src, err);
     free(buf);
     rt->L_offloaded += t->exec_time;
+    tide_predict_record_time(t);
     if (t->exec_time > rt->offload_task_max) rt->offload_task_max = t->exec_time;
     tide_task_free(t);
     atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release);
@@ -326,7 +337,7 @@ static void fill_record(comm_state *cs)
         if (s->task_max > r->task_max) r->task_max = s->task_max;
     }
     r->W = last > 0 ? last - rt->phase_start : 0;
-    r->L_pred = -1; /* no predictor yet */
+    r->L_pred = rt->L_pred;
     r->time = tide_now() - rt->phase_start;
     r->tasks = (double)rt->phase_tasks;
     r->offloaded = (double)rt->n_offloaded;
@@ -341,13 +352,57 @@ static bool test_coll(comm_state *cs)
     return flag;
 }
 
-static void run_begin(comm_state *cs)
+static void allgather_status(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    tide_rank_status *st = &cs->my_status;
+    st->ntasks = (double)rt->phase_tasks;
+    st->L_pred = rt->L_pred;
+    st->queued = (double)atomic_load(&rt->local.count);
+    st->queued_in = (double)atomic_load(&rt->remote.count);
+    st->outstanding = (double)atomic_load_explicit(&rt->outstanding, memory_order_acquire);
+    MPI_Iallgather(st, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status, TIDE_STATUS_DOUBLES,
+                   MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
+}
+
+static void run_begin(comm_state *cs, const tide_rank_status *all)
 {
     tide_rt *rt = cs->rt;
     cs->state = PH_RUN;
-    if (rt->lb->phase_begin) rt->lb->phase_begin(rt);
+    if (rt->lb->phase_begin) rt->lb->phase_begin(rt, all);
     atomic_store_explicit(&rt->plan_ready, cs->nphases + 1, memory_order_release);
     tide_workers_wake(rt);
+    cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
+}
+
+static void gather_records(comm_state *cs)
+{
+    fill_record(cs);
+    MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
+                   MPI_DOUBLE, cs->rt->coll_comm, &cs->coll_req);
+    cs->state = PH_GATHER;
+}
+
+static void phase_finish(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    if (tide_stats_add_phase(&rt->log, cs->all) != TIDE_OK)
+        tide_fatal("out of memory recording phase statistics");
+    tide_stats_compute(&rt->log, rt->log.nphases - 1, rt->threads, rt->rank, &rt->last);
+    tide_predict_phase_ended();
+    cs->state = PH_IDLE;
+    cs->nphases++;
+    atomic_store_explicit(&rt->phase_done, cs->nphases, memory_order_release);
+    tide_workers_wake(rt);
+    /* The application runs again: the model learns (and may retrain) meanwhile. */
+    tide_predict_observe(rt, cs->all[rt->rank].L);
+}
+
+static bool all_done(const comm_state *cs)
+{
+    for (int i = 0; i < cs->rt->size; i++)
+        if (cs->all_status[i].outstanding != 0) return false;
+    return true;
 }
 
 static bool phase_step(comm_state *cs)
@@ -360,42 +415,50 @@ static bool phase_step(comm_state *cs)
         rt->n_offloaded = rt->n_received = 0;
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
+        rt->L_pred = tide_predict_phase(rt);
         if (rt->lb->phase_sync) {
-            cs->my_ntasks = rt->phase_tasks;
-            MPI_Iallgather(&cs->my_ntasks, 1, MPI_LONG, cs->all_ntasks, 1, MPI_LONG,
-                           rt->coll_comm, &cs->coll_req);
-            rt->phase_ntasks = cs->all_ntasks;
+            allgather_status(cs);
             cs->state = PH_START_SYNC;
         } else {
-            run_begin(cs);
+            run_begin(cs, NULL);
         }
         return true;
     case PH_START_SYNC:
         if (!test_coll(cs)) return false;
-        run_begin(cs);
+        run_begin(cs, cs->all_status);
         return true;
-    case PH_RUN:
-        if (rt->lb->progress) rt->lb->progress(rt);
-        if (atomic_load_explicit(&rt->outstanding, memory_order_acquire) != 0) return false;
-        MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
-        cs->state = PH_BARRIER;
+    case PH_RUN: {
+        bool mine_done = atomic_load_explicit(&rt->outstanding, memory_order_acquire) == 0;
+        if (!rt->lb->rounds) {
+            if (!mine_done) return false;
+            MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
+            cs->state = PH_BARRIER;
+            return true;
+        }
+        /* A rank whose own tasks are done joins the next round at once: when it is the last,
+         * that round ends the phase without waiting for the interval. */
+        if (!mine_done && tide_now() < cs->next_round) return false;
+        allgather_status(cs);
+        cs->state = PH_ROUND;
+        return true;
+    }
+    case PH_ROUND:
+        if (!test_coll(cs)) return false;
+        if (all_done(cs)) { /* every rank saw the same round: all leave together */
+            gather_records(cs);
+            return true;
+        }
+        if (rt->lb->round) rt->lb->round(rt, cs->all_status);
+        cs->state = PH_RUN;
+        cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
         return true;
     case PH_BARRIER:
         if (!test_coll(cs)) return false;
-        fill_record(cs);
-        MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
-                       MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
-        cs->state = PH_GATHER;
+        gather_records(cs);
         return true;
     case PH_GATHER:
         if (!test_coll(cs)) return false;
-        if (tide_stats_add_phase(&rt->log, cs->all) != TIDE_OK)
-            tide_fatal("out of memory recording phase statistics");
-        tide_stats_compute(&rt->log, rt->log.nphases - 1, rt->threads, rt->rank, &rt->last);
-        cs->state = PH_IDLE;
-        cs->nphases++;
-        atomic_store_explicit(&rt->phase_done, cs->nphases, memory_order_release);
-        tide_workers_wake(rt);
+        phase_finish(cs);
         return true;
     }
     return false;
@@ -483,11 +546,11 @@ int tide_comm_start(tide_rt *rt)
     rt->inflight = calloc(1, sizeof *rt->inflight);
     rt->outgoing = calloc((size_t)rt->size, sizeof *rt->outgoing);
     if (cs) {
-        cs->all_ntasks = calloc((size_t)rt->size, sizeof *cs->all_ntasks);
+        cs->all_status = calloc((size_t)rt->size, sizeof *cs->all_status);
         cs->all = calloc((size_t)rt->size, sizeof *cs->all);
     }
-    if (!cs || !rt->inflight || !rt->outgoing || !cs->all_ntasks || !cs->all) {
-        if (cs) free(cs->all_ntasks), free(cs->all);
+    if (!cs || !rt->inflight || !rt->outgoing || !cs->all_status || !cs->all) {
+        if (cs) free(cs->all_status), free(cs->all);
         free(cs);
         free(rt->inflight);
         free(rt->outgoing);
@@ -498,7 +561,7 @@ int tide_comm_start(tide_rt *rt)
     cs->state = PH_IDLE;
     int rc = pthread_create(&rt->comm, NULL, comm_main, cs);
     if (rc) {
-        free(cs->all_ntasks);
+        free(cs->all_status);
         free(cs->all);
         free(cs);
         return tide_fail(TIDE_ERR_STATE, "cannot start the comm thread: %s", strerror(rc));
@@ -523,7 +586,7 @@ void tide_comm_stop(tide_rt *rt)
     free(cs->reqs);
     free(cs->slots);
     free(cs->done_idx);
-    free(cs->all_ntasks);
+    free(cs->all_status);
     free(cs->all);
     free(cs);
 }

@@ -140,6 +140,22 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
         if (rc == TIDE_OK) c->seed = (uint64_t)l;
     } else if (strcmp(name, "TIDE_CHECK_EXE") == 0) {
         rc = parse_choice(name, v, bool_names, &c->check_exe, err, len);
+    } else if (strcmp(name, "TIDE_ROUND_US") == 0) {
+        rc = parse_long(name, v, 10, 1000000, &l, err, len);
+        if (rc == TIDE_OK) c->round_us = (int)l;
+    } else if (strcmp(name, "TIDE_REACT_THRESHOLD") == 0) {
+        rc = parse_double(name, v, 0.0, 1.0, &c->react_threshold, err, len);
+    } else if (strcmp(name, "TIDE_REACT_MAX_TASKS") == 0) {
+        rc = parse_long(name, v, 1, 1000000, &l, err, len);
+        if (rc == TIDE_OK) c->react_max_tasks = (int)l;
+    } else if (strncmp(name, "TIDE_PRED_", 10) == 0) {
+        rc = tide_model_params_set(&c->pred, name, v, err, len) == TIDE_PRED_OK ? TIDE_OK
+                                                                                 : TIDE_ERR_CONFIG;
+    } else if (strcmp(name, "TIDE_TOOL") == 0) {
+        if (!*v || strlen(v) >= sizeof c->tool_path)
+            return bad(err, len, name, v, "the path of a tool library (shorter than 1024 bytes)");
+        snprintf(c->tool_path, sizeof c->tool_path, "%s", v);
+        rc = TIDE_OK;
     } else {
         snprintf(err, len,
                  "%s is not a Tide variable (see docs/config.md; a misspelt knob would "
@@ -165,6 +181,10 @@ void tide_config_defaults(tide_config *c)
     c->verbose = 0;
     c->seed = 1;
     c->check_exe = 1;
+    c->round_us = 500;
+    c->react_threshold = 0.05;
+    c->react_max_tasks = 4;
+    tide_model_params_defaults(&c->pred);
 }
 
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len)
@@ -228,5 +248,6 @@ int tide_config_load(tide_config *cfg, char *err, size_t len)
         int rc = tide_config_apply(cfg, name, eq + 1, err, len);
         if (rc != TIDE_OK) return rc;
     }
+    if (tide_model_params_validate(&cfg->pred, err, len) != TIDE_PRED_OK) return TIDE_ERR_CONFIG;
     return TIDE_OK;
 }

@@ -3,6 +3,7 @@
 #define TIDE_INTERNAL_H
 
 #include "tide.h"
+#include "tide_predictor.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -44,6 +45,11 @@ typedef struct tide_config {
     int verbose;            /* TIDE_VERBOSE */
     uint64_t seed;          /* TIDE_SEED */
     int check_exe;          /* TIDE_CHECK_EXE */
+    int round_us;           /* TIDE_ROUND_US: interval of status rounds */
+    double react_threshold; /* TIDE_REACT_THRESHOLD: relative imbalance that triggers moves */
+    int react_max_tasks;    /* TIDE_REACT_MAX_TASKS: tasks one decision may move */
+    tide_model_params pred; /* TIDE_PRED_*: the load model */
+    char tool_path[1024];   /* TIDE_TOOL */
 } tide_config;
 
 void tide_config_defaults(tide_config *cfg);
@@ -71,6 +77,7 @@ struct tide_task {
     uint64_t seq;     /* id of the task within its origin */
     bool remote;      /* executing here on behalf of `origin` */
     double exec_time; /* measured, seconds */
+    long sample;      /* index of the task's predictor sample in its phase, -1: none */
     double features[TIDE_MAX_FEATURES];
     tide_arg *args;   /* nargs descriptors; VALUE ptrs point into this allocation */
     void **argv;      /* what the task function receives */
@@ -162,16 +169,29 @@ void tide_wire_finish_result(tide_task *t, uint32_t phase, int me);
 
 typedef struct tide_rt tide_rt;
 
+/* What every rank tells the others at phase start and at each round. Doubles only, so one
+ * MPI_DOUBLE allgather carries it. */
+typedef struct tide_rank_status {
+    double ntasks;      /* own tasks of the phase */
+    double L_pred;      /* predicted load of the phase (-1: no model yet) */
+    double queued;      /* own tasks not started (movable) */
+    double queued_in;   /* received tasks not started */
+    double outstanding; /* own tasks not completed (0 everywhere = the phase is over) */
+} tide_rank_status;
+
+#define TIDE_STATUS_DOUBLES (sizeof(tide_rank_status) / sizeof(double))
+
 /* A balancing strategy. Every callback runs on the comm thread. */
 typedef struct tide_strategy {
     const char *name;
-    /* true: every rank must have entered the phase before anything moves (a collective at
-     * phase start also gives the strategy all ranks' task counts). */
+    /* Every rank must have entered the phase before anything moves: a status allgather at phase
+     * start gives phase_begin all ranks' task counts and predictions. */
     bool phase_sync;
-    /* Called once the phase has started (after the start collective if phase_sync). */
-    void (*phase_begin)(tide_rt *rt);
-    /* Called on every comm-thread loop turn while the phase runs. May be NULL. */
-    void (*progress)(tide_rt *rt);
+    /* Status allgathers every TIDE_ROUND_US during the phase; round() sees each. The phase
+     * ends at the first round in which no rank has an outstanding task. */
+    bool rounds;
+    void (*phase_begin)(tide_rt *rt, const tide_rank_status *all); /* all: NULL unless phase_sync */
+    void (*round)(tide_rt *rt, const tide_rank_status *all);
 } tide_strategy;
 
 const tide_strategy *tide_strategy_find(const char *name);
@@ -181,6 +201,11 @@ const char *tide_strategy_names(void);
 /* Engine service for strategies: moves up to n not-yet-started local tasks to rank dest.
  * Returns how many were taken. */
 int tide_offload_tasks(tide_rt *rt, int dest, int n);
+
+/* The strategies built on the engine (lb_*.c). */
+extern const tide_strategy tide_lb_random, tide_lb_react, tide_lb_proact, tide_lb_proact_react;
+/* The reactive decision of one round, shared by react and proact_react. */
+void tide_react_round(tide_rt *rt, const tide_rank_status *all);
 
 /* ---- statistics (stats.c) --------------------------------------------------------------------- */
 
@@ -252,7 +277,7 @@ struct tide_rt {
     double L_offloaded, offload_task_max;
     long n_offloaded, n_received;
     uint64_t bytes_sent;
-    const long *phase_ntasks; /* every rank's task count, when the strategy syncs at start */
+    double L_pred;            /* prediction for the running phase (-1: none) */
     uint64_t rng;
 
     /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
@@ -262,7 +287,26 @@ struct tide_rt {
 
     tide_phase_log log;
     tide_phase_stats last;
+
+    /* Load prediction (predict.c), comm thread only. */
+    tide_model *model;
+    tide_tool tool;
+    bool have_tool;
+    bool warned_fallback;
 };
+
+/* ---- load prediction (predict.c) -------------------------------------------------------------- */
+
+int tide_predict_init(tide_rt *rt, char *err, size_t len);
+void tide_predict_finalize(tide_rt *rt);
+/* The prediction for the phase about to run (-1 when there is none yet). */
+double tide_predict_phase(tide_rt *rt);
+/* Feeds the finished phase's measured own load to the model (may retrain). */
+void tide_predict_observe(tide_rt *rt, double load);
+void tide_predict_phase_ended(void);
+/* Task hooks: features at submission, the measured time at completion. */
+void tide_predict_capture(tide_task *t);
+void tide_predict_record_time(tide_task *t);
 
 extern tide_rt *tide_rt_global;
 

@@ -56,6 +56,7 @@ void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int m
     out->time = r[0].time;
     out->W_self = r[me].W;
     out->L_self = r[me].L;
+    out->L_pred_self = r[me].L_pred;
     out->tasks_self = (int64_t)r[me].tasks;
     out->offloaded_self = (int64_t)r[me].offloaded;
     out->received_self = (int64_t)r[me].received;
@@ -98,7 +99,7 @@ static void json_array(FILE *f, const char *name, const tide_rank_record *r, int
         double v;
         memcpy(&v, (const char *)&r[i] + field, sizeof v);
         if (integer) fprintf(f, "%s%.0f", i ? ", " : "", v);
-        else fprintf(f, "%s%.9g", i ? ", " : "", v);
+        else fprintf(f, "%s%.17g", i ? ", " : "", v); /* exact: tide-predict can replay it */
     }
     fprintf(f, "]");
 }

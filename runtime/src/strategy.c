@@ -1,35 +1,32 @@
-/* The registry of balancing strategies, and the two that need no model: `none` (the baseline,
- * nothing moves) and `random` (a test mode that sends a fraction TIDE_RANDOM_FRACTION of each
- * rank's tasks to random other ranks, to exercise the offloading engine). */
+/* The registry of balancing strategies. Each strategy is one file (lb_*.c) written against the
+ * tide_strategy interface and the engine's tide_offload_tasks(); adding one is one file and one
+ * line here. */
 #include "internal.h"
 
 #include <string.h>
 
-static void random_phase_begin(tide_rt *rt)
-{
-    if (rt->size < 2) return;
-    long n = rt->phase_tasks;
-    long k = (long)(rt->cfg.random_fraction * (double)n + 0.5);
-    for (long i = 0; i < k; i++) {
-        int dest = (int)(tide_rng_next(&rt->rng) % (uint64_t)(rt->size - 1));
-        if (dest >= rt->rank) dest++;
-        if (tide_offload_tasks(rt, dest, 1) == 0) break; /* workers started the rest */
-    }
-}
+static const tide_strategy tide_lb_none = {"none", false, false, NULL, NULL};
 
-static const tide_strategy strategies[] = {
-    {"none", false, NULL, NULL},
-    {"random", true, random_phase_begin, NULL},
+static const tide_strategy *const strategies[] = {
+    &tide_lb_none, &tide_lb_random, &tide_lb_react, &tide_lb_proact, &tide_lb_proact_react,
 };
+
+#define NSTRATEGIES (sizeof strategies / sizeof *strategies)
 
 const tide_strategy *tide_strategy_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++)
-        if (strcmp(strategies[i].name, name) == 0) return &strategies[i];
+    for (size_t i = 0; i < NSTRATEGIES; i++)
+        if (strcmp(strategies[i]->name, name) == 0) return strategies[i];
     return NULL;
 }
 
 const char *tide_strategy_names(void)
 {
-    return "none, random";
+    static char names[256];
+    if (!names[0])
+        for (size_t i = 0; i < NSTRATEGIES; i++) {
+            if (i) strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, strategies[i]->name, sizeof names - strlen(names) - 1);
+        }
+    return names;
 }

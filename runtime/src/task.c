@@ -16,6 +16,7 @@ tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
     tide_task *t = (tide_task *)mem;
     memset(t, 0, sizeof *t);
     t->nargs = nargs;
+    t->sample = -1;
     t->args = (tide_arg *)(mem + head);
     t->argv = (void **)(mem + head + descs);
     if (extra_out) *extra_out = mem + head + descs + argv;
@@ -102,6 +103,7 @@ int tide_task_submit(tide_task *t)
                          "tide_task_submit during tide_taskwait (tasks may not create tasks)");
     t->seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&rt->submitted, 1, memory_order_relaxed);
+    tide_predict_capture(t);
     tide_queue_push(&rt->local, t);
     return TIDE_OK;
 }

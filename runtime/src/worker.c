@@ -32,6 +32,7 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
         return;
     }
     s->L_local += t->exec_time;
+    tide_predict_record_time(t);
     tide_task_free(t);
     if (atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release) == 1)
         tide_comm_wake(rt);

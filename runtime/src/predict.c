@@ -1,0 +1,181 @@
+/* Load prediction on the comm thread: one model per rank (predictor/), fed with the rank's own
+ * load after every phase and asked for the next phase's load before it starts. With the `task`
+ * model the features of every own task and its measured time are collected too: features at
+ * submission (task.c calls tide_predict_capture), times when the task completes, wherever it
+ * ran. The model trains after the workers are released, so training overlaps the next phase. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL_EXTRA_MAX 8
+
+/* The per-task samples of one phase. Two buffers: one fills while the other is observed. */
+typedef struct sample_buf {
+    double *feat; /* n x TIDE_MAX_FEATURES */
+    double *time; /* n */
+    long n, cap;
+} sample_buf;
+
+static sample_buf bufs[2];
+static int filling;
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool collect;
+static int model_nfeat = -1; /* features per task the model sees, fixed by the first phase */
+
+int tide_predict_init(tide_rt *rt, char *err, size_t len)
+{
+    const tide_model_ops *ops = NULL;
+    if (rt->cfg.tool_path[0]) {
+        if (tide_tool_load(rt->cfg.tool_path, &rt->tool, err, len) != TIDE_PRED_OK)
+            return TIDE_ERR_CONFIG;
+        rt->have_tool = true;
+        ops = rt->tool.model;
+    }
+    rt->model = ops ? tide_model_create_ops(ops, &rt->cfg.pred, err, len)
+                    : tide_model_create(&rt->cfg.pred, err, len);
+    if (!rt->model) {
+        if (rt->have_tool) tide_tool_unload(&rt->tool);
+        rt->have_tool = false;
+        return TIDE_ERR_CONFIG;
+    }
+    collect = strcmp(rt->cfg.pred.kind, "task") == 0 ||
+              (rt->have_tool && rt->tool.task_features != NULL);
+    filling = 0;
+    model_nfeat = -1;
+    rt->L_pred = -1;
+    return TIDE_OK;
+}
+
+void tide_predict_finalize(tide_rt *rt)
+{
+    tide_model_destroy(rt->model);
+    rt->model = NULL;
+    if (rt->have_tool) tide_tool_unload(&rt->tool);
+    rt->have_tool = false;
+    for (int i = 0; i < 2; i++) {
+        free(bufs[i].feat);
+        free(bufs[i].time);
+        memset(&bufs[i], 0, sizeof bufs[i]);
+    }
+}
+
+/* Called by tide_task_submit: records the task's features and gives it its sample index. */
+void tide_predict_capture(tide_task *t)
+{
+    t->sample = -1;
+    if (!collect) return;
+    pthread_mutex_lock(&capture_lock);
+    sample_buf *b = &bufs[filling];
+    if (b->n == b->cap) {
+        long cap = b->cap ? 2 * b->cap : 256;
+        double *f = realloc(b->feat, (size_t)cap * TIDE_MAX_FEATURES * sizeof *f);
+        if (f) b->feat = f;
+        double *tm = realloc(b->time, (size_t)cap * sizeof *tm);
+        if (tm) b->time = tm;
+        if (f && tm) b->cap = cap;
+    }
+    if (b->n < b->cap) { /* out of memory: this task simply gives no sample */
+        memcpy(b->feat + b->n * TIDE_MAX_FEATURES, t->features, sizeof t->features);
+        b->time[b->n] = -1;
+        t->sample = b->n++;
+    }
+    pthread_mutex_unlock(&capture_lock);
+}
+
+void tide_predict_record_time(tide_task *t)
+{
+    if (t->sample >= 0) bufs[filling].time[t->sample] = t->exec_time;
+}
+
+/* Builds the model's feature matrix from a sample buffer: the application's features (as many
+ * columns as the first phase used) plus the tool's extra ones. Returns rows; *nf the columns. */
+static long build_features(tide_rt *rt, const sample_buf *b, double **out, int *nf)
+{
+    if (model_nfeat < 0) {
+        int maxf = 0;
+        for (long i = 0; i < b->n; i++)
+            for (int k = TIDE_MAX_FEATURES; k > maxf; k--)
+                if (b->feat[i * TIDE_MAX_FEATURES + k - 1] != 0) {
+                    maxf = k;
+                    break;
+                }
+        model_nfeat = maxf;
+    }
+    int extra = rt->have_tool && rt->tool.task_features ? TOOL_EXTRA_MAX : 0;
+    int cols = model_nfeat + extra;
+    *nf = cols;
+    *out = NULL;
+    if (b->n == 0 || cols == 0) return b->n;
+    double *m = calloc((size_t)b->n * (size_t)cols, sizeof *m);
+    if (!m) return 0;
+    for (long i = 0; i < b->n; i++) {
+        double *row = m + i * cols;
+        memcpy(row, b->feat + i * TIDE_MAX_FEATURES, (size_t)model_nfeat * sizeof *row);
+        if (extra) {
+            int got = rt->tool.task_features(rt->tool.user, b->feat + i * TIDE_MAX_FEATURES,
+                                             model_nfeat, row + model_nfeat, extra);
+            if (got < 0) memset(row + model_nfeat, 0, (size_t)extra * sizeof *row);
+        }
+    }
+    *out = m;
+    return b->n;
+}
+
+double tide_predict_phase(tide_rt *rt)
+{
+    double pred = -1;
+    int rc;
+    if (collect) {
+        double *f;
+        int nf;
+        long n = build_features(rt, &bufs[filling], &f, &nf);
+        tide_task_set next = {(int)n, nf, f};
+        rc = tide_model_predict_phase(rt->model, &next, &pred);
+        free(f);
+    } else {
+        rc = tide_model_predict(rt->model, &pred);
+    }
+    if (rc == TIDE_PRED_OK && tide_model_fell_back(rt->model) && !rt->warned_fallback &&
+        rt->cfg.verbose) {
+        fprintf(stderr, "tide: rank %d: load model falls back to the last load: %s\n", rt->rank,
+                tide_model_fallback_reason(rt->model));
+        rt->warned_fallback = true;
+    }
+    return rc == TIDE_PRED_OK ? pred : -1;
+}
+
+/* Called on the comm thread just before the workers are released: the samples of the phase
+ * that ended stop filling, so that the next phase's submissions go to the other buffer. */
+void tide_predict_phase_ended(void)
+{
+    if (!collect) return;
+    pthread_mutex_lock(&capture_lock);
+    filling ^= 1;
+    bufs[filling].n = 0;
+    pthread_mutex_unlock(&capture_lock);
+}
+
+void tide_predict_observe(tide_rt *rt, double load)
+{
+    tide_phase_obs obs = {.load = load};
+    double *f = NULL;
+    if (collect) {
+        const sample_buf *b = &bufs[filling ^ 1];
+        int nf;
+        long n = build_features(rt, b, &f, &nf);
+        obs.tasks = (tide_task_set){(int)n, nf, f};
+        obs.task_times = b->time;
+    }
+    double phase_feat[TOOL_EXTRA_MAX];
+    if (rt->have_tool && rt->tool.phase_features) {
+        int got = rt->tool.phase_features(rt->tool.user, rt->log.nphases, phase_feat,
+                                          TOOL_EXTRA_MAX);
+        if (got > 0) {
+            obs.nphase_feat = got;
+            obs.phase_features = phase_feat;
+        }
+    }
+    tide_model_observe(rt->model, &obs);
+    free(f);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The offline tool replays a run: tide-predict on the loads of a run's statistics gives exactly
+# the predictions (L_pred) the runtime made during that run.
+# Usage: predict_cli_matches.sh MPIEXEC PROGRAM TIDE_PREDICT WORKDIR
+set -euo pipefail
+mpiexec=$1 prog=$2 tool=$3 work=$4
+mkdir -p "$work"
+TIDE_STATS="$work/run.json" TIDE_LB=proact TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 \
+    $mpiexec --oversubscribe -n 3 "$prog" 24 10
+python3 - "$work/run.json" "$work/loads.csv" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+with open(sys.argv[2], "w") as f:
+    f.write("phase,rank,load\n")
+    for ph in doc["phases"]:
+        for r, load in enumerate(ph["L"]):
+            f.write("%d,%d,%r\n" % (ph["phase"], r, load))
+PY
+TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 "$tool" --json "$work/loads.csv" > "$work/offline.json"
+python3 - "$work/run.json" "$work/offline.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+off = json.load(open(sys.argv[2]))
+offline = {(p["phase"], p["rank"]): p["pred"] for p in off["predictions"]}
+checked = 0
+for ph in run["phases"]:
+    for r, lp in enumerate(ph["L_pred"] or [None] * len(ph["L"])):
+        o = offline[(ph["phase"], r)]
+        if lp is None or lp < 0:
+            assert o is None, "phase %d rank %d: offline predicts %r, the run had none" % (ph["phase"], r, o)
+        else:
+            assert o is not None and o == lp, "phase %d rank %d: run %r, offline %r" % (ph["phase"], r, lp, o)
+            checked += 1
+assert checked > 0, "no prediction compared"
+print("tide-predict reproduced %d in-run predictions exactly" % checked)
+PY
