@@ -47,6 +47,8 @@ typedef struct comm_state {
     int *done_idx;
     bool warned_unmovable;
     int nphases; /* phases completed by this thread */
+    bool final_posted; /* the closing barrier of tide_finalize */
+    MPI_Request final_req;
 } comm_state;
 
 /* ---- in-flight table ------------------------------------------------------------------------- */
@@ -106,6 +108,24 @@ static void start_send(comm_state *cs, int dest, unsigned char *buf, size_t len)
     cs->nsends++;
     rt->inflight_bytes += len;
     rt->bytes_sent += len;
+}
+
+static comm_state *the_state;
+
+void tide_comm_send(tide_rt *rt, int dest, unsigned char *buf, size_t len)
+{
+    (void)rt;
+    start_send(the_state, dest, buf, len);
+}
+
+void tide_send_control(tide_rt *rt, int dest, const tide_control *msg)
+{
+    size_t len = sizeof(tide_wire_header) + sizeof *msg;
+    unsigned char *buf = malloc(len);
+    if (!buf) tide_fatal("out of memory for a control message");
+    tide_wire_put_header(buf, TIDE_MSG_CONTROL, 1, msg->phase, sizeof *msg, rt->rank);
+    memcpy(buf + sizeof(tide_wire_header), msg, sizeof *msg);
+    start_send(the_state, dest, buf, len);
 }
 
 static bool complete_sends(comm_state *cs)
@@ -278,10 +298,16 @@ static void handle_result(comm_state *cs, unsigned char *buf, const tide_wire_he
     uint64_t seq;
     if (tide_wire_result_id(buf, h, &origin, &seq, err, sizeof err) != TIDE_OK)
         tide_fatal("malformed result from rank %d: %s", h->src, err);
-    tide_task *t = origin == rt->rank ? inflight_take(rt->inflight, seq) : NULL;
-    if (!t)
-        tide_fatal("rank %d returned a result for task %d:%llu, which is not awaiting one",
-                   h->src, origin, (unsigned long long)seq);
+    if (origin != rt->rank)
+        tide_fatal("rank %d sent this rank the result of a task of rank %d", h->src, origin);
+    tide_task *t = inflight_take(rt->inflight, seq);
+    if (!t) {
+        if (!tide_replica_result(rt, buf, h, seq))
+            tide_fatal("rank %d returned a result for task %d:%llu, which is not awaiting one",
+                       h->src, origin, (unsigned long long)seq);
+        free(buf);
+        return;
+    }
     if (tide_wire_apply_result(buf, h, t, err, sizeof err) != TIDE_OK)
         tide_fatal("malformed result from rank %d: %s", h->src, err);
     free(buf);
@@ -289,7 +315,7 @@ static void handle_result(comm_state *cs, unsigned char *buf, const tide_wire_he
     tide_predict_record_time(t);
     if (t->exec_time > rt->offload_task_max) rt->offload_task_max = t->exec_time;
     tide_task_free(t);
-    atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release);
+    tide_task_completed(rt);
 }
 
 static bool poll_incoming(comm_state *cs)
@@ -313,8 +339,17 @@ static bool poll_incoming(comm_state *cs)
             tide_fatal("malformed message from rank %d: %s", st.MPI_SOURCE, err);
         if (h.src != st.MPI_SOURCE)
             tide_fatal("message from rank %d claims to come from rank %d", st.MPI_SOURCE, h.src);
-        if (h.kind == TIDE_MSG_TASKS) handle_tasks(cs, buf, (size_t)count, &h);
-        else handle_result(cs, buf, &h);
+        if (h.kind == TIDE_MSG_TASKS) {
+            handle_tasks(cs, buf, (size_t)count, &h);
+        } else if (h.kind == TIDE_MSG_RESULT) {
+            handle_result(cs, buf, &h);
+        } else {
+            tide_control msg;
+            memcpy(&msg, buf + sizeof(tide_wire_header), sizeof msg);
+            free(buf);
+            if (msg.op >= TIDE_CTRL_ENGINE) tide_replica_control(rt, h.src, &msg);
+            else if (rt->lb->control) rt->lb->control(rt, h.src, &msg);
+        }
         did = true;
     }
     return did;
@@ -390,6 +425,7 @@ static void phase_finish(comm_state *cs)
         tide_fatal("out of memory recording phase statistics");
     tide_stats_compute(&rt->log, rt->log.nphases - 1, rt->threads, rt->rank, &rt->last);
     tide_predict_phase_ended();
+    rt->running = false;
     cs->state = PH_IDLE;
     cs->nphases++;
     atomic_store_explicit(&rt->phase_done, cs->nphases, memory_order_release);
@@ -408,6 +444,7 @@ static bool all_done(const comm_state *cs)
 static bool phase_step(comm_state *cs)
 {
     tide_rt *rt = cs->rt;
+    if (rt->running && cs->state != PH_START_SYNC && rt->lb->progress) rt->lb->progress(rt);
     switch (cs->state) {
     case PH_IDLE:
         if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
@@ -416,6 +453,8 @@ static bool phase_step(comm_state *cs)
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
         rt->L_pred = tide_predict_phase(rt);
+        rt->cphase = cs->nphases;
+        rt->running = true;
         if (rt->lb->phase_sync) {
             allgather_status(cs);
             cs->state = PH_START_SYNC;
@@ -511,6 +550,23 @@ void tide_comm_wake(tide_rt *rt)
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
+/* tide_finalize: a rank leaves only when its own sends completed and every rank got there, so
+ * that a message still travelling (a late result, a stale request) always finds a receiver. */
+static bool closing_done(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    if (!cs->final_posted) {
+        if (cs->nsends || atomic_load(&rt->results.count) || tide_replica_open(rt)) return false;
+        rt->stopping = true;
+        MPI_Ibarrier(rt->coll_comm, &cs->final_req);
+        cs->final_posted = true;
+        return false;
+    }
+    int flag = 0;
+    MPI_Test(&cs->final_req, &flag, MPI_STATUS_IGNORE);
+    return flag && cs->nsends == 0;
+}
+
 static void *comm_main(void *arg)
 {
     comm_state *cs = arg;
@@ -523,13 +579,14 @@ static void *comm_main(void *arg)
         did |= send_results(cs);
         did |= phase_step(cs);
         did |= send_outgoing(cs);
+        did |= tide_replica_flush_cancels(rt);
         did |= complete_sends(cs);
         if (did) {
             empty = 0;
             sleep_us = 1;
             continue;
         }
-        if (atomic_load(&rt->stop) && cs->state == PH_IDLE && cs->nsends == 0) break;
+        if (atomic_load(&rt->stop) && cs->state == PH_IDLE && closing_done(cs)) break;
         if (++empty <= rt->cfg.poll_spin) continue;
         idle_sleep(rt, sleep_us);
         if (sleep_us < rt->cfg.poll_sleep_max_us) sleep_us *= 2;
@@ -537,8 +594,6 @@ static void *comm_main(void *arg)
     }
     return NULL;
 }
-
-static comm_state *the_state;
 
 int tide_comm_start(tide_rt *rt)
 {
@@ -579,6 +634,7 @@ void tide_comm_stop(tide_rt *rt)
     the_state = NULL;
     if (rt->inflight->count)
         tide_fatal("%zu offloaded tasks never got their result", rt->inflight->count);
+    tide_replica_finalize(rt);
     free(rt->inflight->buckets);
     free(rt->inflight);
     for (int i = 0; i < rt->size; i++) tide_queue_destroy(&rt->outgoing[i]);

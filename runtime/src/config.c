@@ -82,6 +82,7 @@ static int parse_choice(const char *name, const char *value, const char *const *
 
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
+static const char *const ws_amount_names[] = {"one", "half", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -148,6 +149,14 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
     } else if (strcmp(name, "TIDE_REACT_MAX_TASKS") == 0) {
         rc = parse_long(name, v, 1, 1000000, &l, err, len);
         if (rc == TIDE_OK) c->react_max_tasks = (int)l;
+    } else if (strcmp(name, "TIDE_WS_THRESHOLD") == 0) {
+        rc = parse_long(name, v, 0, 1000000, &l, err, len);
+        if (rc == TIDE_OK) c->ws_threshold = (int)l;
+    } else if (strcmp(name, "TIDE_WS_AMOUNT") == 0) {
+        rc = parse_choice(name, v, ws_amount_names, &c->ws_half, err, len);
+    } else if (strcmp(name, "TIDE_WS_BACKOFF_MAX_US") == 0) {
+        rc = parse_long(name, v, 50, 10000000, &l, err, len);
+        if (rc == TIDE_OK) c->ws_backoff_max_us = (int)l;
     } else if (strncmp(name, "TIDE_PRED_", 10) == 0) {
         rc = tide_model_params_set(&c->pred, name, v, err, len) == TIDE_PRED_OK ? TIDE_OK
                                                                                  : TIDE_ERR_CONFIG;
@@ -184,6 +193,9 @@ void tide_config_defaults(tide_config *c)
     c->round_us = 500;
     c->react_threshold = 0.05;
     c->react_max_tasks = 4;
+    c->ws_threshold = 1;
+    c->ws_half = 1;
+    c->ws_backoff_max_us = 2000;
     tide_model_params_defaults(&c->pred);
 }
 

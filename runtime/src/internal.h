@@ -48,6 +48,9 @@ typedef struct tide_config {
     int round_us;           /* TIDE_ROUND_US: interval of status rounds */
     double react_threshold; /* TIDE_REACT_THRESHOLD: relative imbalance that triggers moves */
     int react_max_tasks;    /* TIDE_REACT_MAX_TASKS: tasks one decision may move */
+    int ws_threshold;       /* TIDE_WS_THRESHOLD: tasks a victim keeps */
+    int ws_half;            /* TIDE_WS_AMOUNT: 0 = one task, 1 = half of the surplus */
+    int ws_backoff_max_us;  /* TIDE_WS_BACKOFF_MAX_US */
     tide_model_params pred; /* TIDE_PRED_*: the load model */
     char tool_path[1024];   /* TIDE_TOOL */
 } tide_config;
@@ -76,6 +79,10 @@ struct tide_task {
     int origin;       /* rank whose application created the task */
     uint64_t seq;     /* id of the task within its origin */
     bool remote;      /* executing here on behalf of `origin` */
+    bool queued;      /* in a queue (changed under that queue's lock) */
+    bool replicated;  /* a copy runs speculatively on rank `holder` */
+    int holder;
+    atomic_int refs;  /* replicated tasks: the local side and the replica table each hold one */
     double exec_time; /* measured, seconds */
     long sample;      /* index of the task's predictor sample in its phase, -1: none */
     double features[TIDE_MAX_FEATURES];
@@ -91,6 +98,8 @@ struct tide_task {
 /* Allocates a task with room for nargs descriptors and `extra` bytes of inline storage. */
 tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out);
 void tide_task_free(tide_task *t);
+/* Frees a task, or drops one reference to a replicated one. */
+void tide_task_release(tide_task *t);
 void tide_rbuf_release(tide_rbuf *b);
 
 typedef struct tide_queue {
@@ -103,10 +112,14 @@ void tide_queue_init(tide_queue *q);
 void tide_queue_destroy(tide_queue *q);
 void tide_queue_push(tide_queue *q, tide_task *t);
 tide_task *tide_queue_pop_front(tide_queue *q);
-/* Takes up to n tasks from the back (the ones a worker would start last) into out[]. */
+/* Takes up to n tasks from the back (the ones a worker would start last) into out[], skipping
+ * replicated ones. */
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n);
-/* Moves every task of `from` to the back of `to`. */
-void tide_queue_splice(tide_queue *to, tide_queue *from);
+/* Unlinks t if it is still in q; true when this call took it (no worker will run it). */
+bool tide_queue_remove(tide_queue *q, tide_task *t);
+/* Unlinks and returns the first task for which match(task, arg) holds, or NULL. */
+tide_task *tide_queue_remove_if(tide_queue *q, bool (*match)(const tide_task *, const void *),
+                                const void *arg);
 
 /* ---- portable function identity (fnid.c) ------------------------------------------------------ */
 
@@ -128,7 +141,15 @@ uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);
 
 #define TIDE_WIRE_MAGIC 0x45444954u /* "TIDE" */
 #define TIDE_WIRE_VERSION 1
-enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2 };
+enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2, TIDE_MSG_CONTROL = 3 };
+
+/* The payload of a control message (strategies' own protocol: steal requests, cancels). */
+typedef struct tide_control {
+    uint32_t op;    /* strategy-defined */
+    uint32_t phase; /* the sender's phase */
+    int64_t value;
+    uint64_t seq;
+} tide_control;
 
 typedef struct tide_wire_header {
     uint32_t magic;
@@ -192,7 +213,15 @@ typedef struct tide_strategy {
     bool rounds;
     void (*phase_begin)(tide_rt *rt, const tide_rank_status *all); /* all: NULL unless phase_sync */
     void (*round)(tide_rt *rt, const tide_rank_status *all);
+    /* Every comm-thread loop turn while the phase runs. May be NULL. */
+    void (*progress)(tide_rt *rt);
+    /* A control message from rank src; may arrive in any phase (stale ones included), or
+     * after the last one (rt->running false). May be NULL. */
+    void (*control)(tide_rt *rt, int src, const tide_control *msg);
 } tide_strategy;
+
+/* Engine service: sends a control message to dest. */
+void tide_send_control(tide_rt *rt, int dest, const tide_control *msg);
 
 const tide_strategy *tide_strategy_find(const char *name);
 /* Comma-separated names, for error messages and docs. */
@@ -202,8 +231,28 @@ const char *tide_strategy_names(void);
  * Returns how many were taken. */
 int tide_offload_tasks(tide_rt *rt, int dest, int n);
 
+/* Replication (replica.c), an engine service: sends copies of up to n not-yet-started local
+ * tasks to rank dest while the originals stay queued; whichever copy completes first wins and
+ * the other is cancelled or its result discarded. Returns how many were replicated. */
+int tide_replicate_tasks(tide_rt *rt, int dest, int n);
+/* Comm thread: a result for a task that was not offloaded; true when it answered a replica. */
+bool tide_replica_result(tide_rt *rt, const unsigned char *buf, const tide_wire_header *h,
+                         uint64_t seq);
+/* Engine control operations (strategies use values below TIDE_CTRL_ENGINE). */
+enum { TIDE_CTRL_ENGINE = 1000, TIDE_CTRL_CANCEL = 1000, TIDE_CTRL_CANCEL_ACK = 1001 };
+void tide_replica_control(tide_rt *rt, int src, const tide_control *msg);
+/* Worker: an own replicated task starts here; its copy elsewhere is to be cancelled. */
+void tide_replica_local_start(tide_rt *rt, tide_task *t);
+/* Comm thread: sends the cancels workers asked for. Returns true if it sent any. */
+bool tide_replica_flush_cancels(tide_rt *rt);
+size_t tide_replica_open(const tide_rt *rt);
+void tide_replica_finalize(tide_rt *rt);
+/* Low-level send for engine parts outside commthread.c; takes ownership of buf. */
+void tide_comm_send(tide_rt *rt, int dest, unsigned char *buf, size_t len);
+
 /* The strategies built on the engine (lb_*.c). */
-extern const tide_strategy tide_lb_random, tide_lb_react, tide_lb_proact, tide_lb_proact_react;
+extern const tide_strategy tide_lb_random, tide_lb_react, tide_lb_proact, tide_lb_proact_react,
+    tide_lb_ws, tide_lb_rep, tide_lb_react_rep;
 /* The reactive decision of one round, shared by react and proact_react. */
 void tide_react_round(tide_rt *rt, const tide_rank_status *all);
 
@@ -278,6 +327,9 @@ struct tide_rt {
     long n_offloaded, n_received;
     uint64_t bytes_sent;
     double L_pred;            /* prediction for the running phase (-1: none) */
+    int cphase;               /* the phase the comm thread is in (or was last in) */
+    bool running;             /* cphase is running: tasks of it may still move */
+    bool stopping;            /* tide_finalize is in progress: no new requests */
     uint64_t rng;
 
     /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
@@ -289,6 +341,7 @@ struct tide_rt {
     tide_phase_stats last;
 
     /* Load prediction (predict.c), comm thread only. */
+    struct tide_replicas *replicas; /* replica.c */
     tide_model *model;
     tide_tool tool;
     bool have_tool;
@@ -316,6 +369,9 @@ void tide_comm_wake(tide_rt *rt);
 void tide_workers_wake(tide_rt *rt);
 /* Runs tasks on this thread until the phase is done everywhere. */
 void tide_worker_loop(tide_rt *rt, int slot);
+/* Counts one own task of the phase as complete (it ran here, or its result was applied);
+ * returns how many remain. Aborts if a task would complete twice. */
+long tide_task_completed(tide_rt *rt);
 /* Executes one task and accounts for it. */
 void tide_task_execute(tide_rt *rt, tide_task *t, int slot);
 uint64_t tide_rng_next(uint64_t *state);

@@ -62,6 +62,13 @@ static void proact_round(tide_rt *rt, const tide_rank_status *all)
     if (!planned) tide_react_round(rt, all);
 }
 
-const tide_strategy tide_lb_proact = {"proact", true, true, proact_begin, proact_round};
-const tide_strategy tide_lb_proact_react = {"proact_react", true, true, proact_begin,
-                                            tide_react_round};
+const tide_strategy tide_lb_proact = {.name = "proact",
+                                     .phase_sync = true,
+                                     .rounds = true,
+                                     .phase_begin = proact_begin,
+                                     .round = proact_round};
+const tide_strategy tide_lb_proact_react = {.name = "proact_react",
+                                           .phase_sync = true,
+                                           .rounds = true,
+                                           .phase_begin = proact_begin,
+                                           .round = tide_react_round};

@@ -14,4 +14,5 @@ static void random_phase_begin(tide_rt *rt, const tide_rank_status *all)
     }
 }
 
-const tide_strategy tide_lb_random = {"random", true, false, random_phase_begin, NULL};
+const tide_strategy tide_lb_random = {
+    .name = "random", .phase_sync = true, .phase_begin = random_phase_begin};

@@ -22,4 +22,5 @@ void tide_react_round(tide_rt *rt, const tide_rank_status *all)
     free(load);
 }
 
-const tide_strategy tide_lb_react = {"react", true, true, NULL, tide_react_round};
+const tide_strategy tide_lb_react = {
+    .name = "react", .phase_sync = true, .rounds = true, .round = tide_react_round};

@@ -1,5 +1,6 @@
 /* A mutex-protected doubly-linked task queue: workers pop from the front, the offloading engine
- * takes from the back, so the tasks that leave are those a worker would start last. */
+ * takes from the back, so the tasks that leave are those a worker would start last. A task's
+ * `queued` flag changes only under its queue's lock: whoever unlinks it owns it. */
 #include "internal.h"
 
 void tide_queue_init(tide_queue *q)
@@ -18,6 +19,7 @@ void tide_queue_push(tide_queue *q, tide_task *t)
 {
     t->next = NULL;
     pthread_mutex_lock(&q->lock);
+    t->queued = true;
     t->prev = q->tail;
     if (q->tail) q->tail->next = t;
     else q->head = t;
@@ -36,41 +38,53 @@ tide_task *tide_queue_pop_front(tide_queue *q)
         q->head = t->next;
         if (q->head) q->head->prev = NULL;
         else q->tail = NULL;
+        t->queued = false;
         atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&q->lock);
     return t;
 }
 
+static void unlink_locked(tide_queue *q, tide_task *t)
+{
+    if (t->prev) t->prev->next = t->next;
+    else q->head = t->next;
+    if (t->next) t->next->prev = t->prev;
+    else q->tail = t->prev;
+    t->queued = false;
+    atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
+}
+
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n)
 {
     int taken = 0;
     pthread_mutex_lock(&q->lock);
-    while (taken < n && q->tail) {
-        tide_task *t = q->tail;
-        q->tail = t->prev;
-        if (q->tail) q->tail->next = NULL;
-        else q->head = NULL;
+    for (tide_task *t = q->tail, *prev; t && taken < n; t = prev) {
+        prev = t->prev;
+        if (t->replicated) continue; /* a replica is out: this one must stay where it is */
+        unlink_locked(q, t);
         out[taken++] = t;
     }
-    atomic_fetch_sub_explicit(&q->count, taken, memory_order_relaxed);
     pthread_mutex_unlock(&q->lock);
     return taken;
 }
 
-void tide_queue_splice(tide_queue *to, tide_queue *from)
+bool tide_queue_remove(tide_queue *q, tide_task *t)
 {
-    pthread_mutex_lock(&from->lock);
-    tide_task *h = from->head, *tl = from->tail;
-    long n = atomic_exchange(&from->count, 0);
-    from->head = from->tail = NULL;
-    pthread_mutex_unlock(&from->lock);
-    if (!h) return;
-    pthread_mutex_lock(&to->lock);
-    h->prev = to->tail;
-    if (to->tail) to->tail->next = h;
-    else to->head = h;
-    to->tail = tl;
-    atomic_fetch_add(&to->count, n);
-    pthread_mutex_unlock(&to->lock);
+    pthread_mutex_lock(&q->lock);
+    bool was = t->queued;
+    if (was) unlink_locked(q, t);
+    pthread_mutex_unlock(&q->lock);
+    return was;
+}
+
+tide_task *tide_queue_remove_if(tide_queue *q, bool (*match)(const tide_task *, const void *),
+                                const void *arg)
+{
+    pthread_mutex_lock(&q->lock);
+    tide_task *t = q->head;
+    while (t && !match(t, arg)) t = t->next;
+    if (t) unlink_locked(q, t);
+    pthread_mutex_unlock(&q->lock);
+    return t;
 }

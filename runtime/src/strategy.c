@@ -5,10 +5,12 @@
 
 #include <string.h>
 
-static const tide_strategy tide_lb_none = {"none", false, false, NULL, NULL};
+static const tide_strategy tide_lb_none = {.name = "none"};
 
 static const tide_strategy *const strategies[] = {
-    &tide_lb_none, &tide_lb_random, &tide_lb_react, &tide_lb_proact, &tide_lb_proact_react,
+    &tide_lb_none,   &tide_lb_ws,     &tide_lb_react,
+    &tide_lb_rep,    &tide_lb_react_rep,    &tide_lb_proact,
+    &tide_lb_proact_react, &tide_lb_random,
 };
 
 #define NSTRATEGIES (sizeof strategies / sizeof *strategies)

@@ -39,6 +39,11 @@ void tide_task_free(tide_task *t)
     free(t);
 }
 
+void tide_task_release(tide_task *t)
+{
+    if (!t->replicated || atomic_fetch_sub(&t->refs, 1) == 1) tide_task_free(t);
+}
+
 int tide_task_create(tide_task **out, tide_task_fn fn, int nargs, const tide_arg *args)
 {
     if (!out) return tide_fail(TIDE_ERR_INVALID, "tide_task_create: out is NULL");

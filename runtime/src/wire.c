@@ -97,7 +97,7 @@ int tide_wire_check_header(const unsigned char *buf, size_t len, tide_wire_heade
                  "different sources?)", h->version, TIDE_WIRE_VERSION);
         return TIDE_ERR_INVALID;
     }
-    if (h->kind != TIDE_MSG_TASKS && h->kind != TIDE_MSG_RESULT) {
+    if (h->kind != TIDE_MSG_TASKS && h->kind != TIDE_MSG_RESULT && h->kind != TIDE_MSG_CONTROL) {
         snprintf(err, errlen, "unknown message kind %u", h->kind);
         return TIDE_ERR_INVALID;
     }
@@ -105,6 +105,14 @@ int tide_wire_check_header(const unsigned char *buf, size_t len, tide_wire_heade
         snprintf(err, errlen, "header announces %llu payload bytes, message carries %zu",
                  (unsigned long long)h->payload_len, len - HDR_SIZE);
         return TIDE_ERR_INVALID;
+    }
+    if (h->kind == TIDE_MSG_CONTROL) {
+        if (h->count != 1 || h->payload_len != sizeof(tide_control)) {
+            snprintf(err, errlen, "control message with %u records and %llu bytes", h->count,
+                     (unsigned long long)h->payload_len);
+            return TIDE_ERR_INVALID;
+        }
+        return TIDE_OK;
     }
     uint64_t min_rec = h->kind == TIDE_MSG_TASKS ? TASK_REC : RESULT_REC;
     if (h->count == 0 || h->count > h->payload_len / min_rec ||

@@ -13,8 +13,16 @@ void tide_workers_wake(tide_rt *rt)
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
+long tide_task_completed(tide_rt *rt)
+{
+    long left = atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release) - 1;
+    if (left < 0) tide_fatal("a task completed twice (outstanding count %ld)", left);
+    return left;
+}
+
 void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
 {
+    if (t->replicated) tide_replica_local_start(rt, t);
     double t0 = tide_now();
     t->fn(t->argv);
     double t1 = tide_now();
@@ -33,9 +41,8 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
     }
     s->L_local += t->exec_time;
     tide_predict_record_time(t);
-    tide_task_free(t);
-    if (atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release) == 1)
-        tide_comm_wake(rt);
+    tide_task_release(t);
+    if (tide_task_completed(rt) == 0) tide_comm_wake(rt);
 }
 
 static bool phase_over(tide_rt *rt, int target)
