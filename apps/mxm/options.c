@@ -1,0 +1,226 @@
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char mxm_usage[] =
+    "usage: mxm [options]   (run with mpiexec; Tide knobs are TIDE_* environment variables)\n"
+    "  --iters N            iterations (default 10)\n"
+    "  --size n             matrix size of every task (default 300)\n"
+    "  --sizes a,b,...      several task sizes, with --mix w1,w2,... weights (default equal)\n"
+    "  --imb 0|1|2|3        imbalance preset: baseline R_imb 0, 0.5, 1.5, 3.0 (default 0)\n"
+    "  --tasks-per-rank B   average tasks per rank and iteration for --imb (default 16)\n"
+    "  --tasks a,b,...      explicit tasks per rank (one entry per rank), instead of --imb\n"
+    "  --kernel compute|sleep  real multiply (default) or a sleep of the modelled time\n"
+    "  --task-ms MS         sleep kernel: time of a --size task (default: calibrated on rank 0)\n"
+    "  --slow R:F[,...]     tasks executing on rank R take F times longer\n"
+    "  --slow-from ITER     the slowdown starts at iteration ITER (default 0)\n"
+    "  --verify             check every result; exit code 1 when one is wrong\n"
+    "  --seed S             seed of the matrices and the size mix (default 1)\n"
+    "  --print-preset --ranks P  print the task counts of the preset and exit (no MPI)\n"
+    "  --calibrate          print the calibrated task time of each size and exit (no MPI)\n"
+    "exit codes: 0 ok, 1 verification failed, 2 bad options or configuration\n";
+
+static int fail(char *err, size_t len, const char *opt, const char *value, const char *allowed)
+{
+    snprintf(err, len, "mxm: %s '%s' is invalid: expected %s", opt, value ? value : "", allowed);
+    return -1;
+}
+
+static int to_long(const char *s, long min, long max, long *out)
+{
+    if (!s || !*s) return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+static int to_double(const char *s, double min, double max, double *out)
+{
+    if (!s || !*s) return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Splits a comma list into at most `max` tokens of at most 63 characters. */
+static int split(const char *s, char tok[][64], int max)
+{
+    int n = 0;
+    if (!s || !*s) return -1;
+    for (const char *p = s;; n++) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (n >= max || len == 0 || len >= 64) return -1;
+        memcpy(tok[n], p, len);
+        tok[n][len] = 0;
+        if (!c) return n + 1;
+        p = c + 1;
+    }
+}
+
+static char tokens[MXM_MAX_LIST][64];
+
+static int parse_int_list(const char *s, long min, long max, int *out, int maxn)
+{
+    int n = split(s, tokens, maxn);
+    for (int i = 0; i < n; i++) {
+        long v;
+        if (to_long(tokens[i], min, max, &v)) return -1;
+        out[i] = (int)v;
+    }
+    return n;
+}
+
+static int parse_slow(const char *s, mxm_options *o)
+{
+    int n = split(s, tokens, MXM_MAX_LIST);
+    for (int i = 0; i < n; i++) {
+        char *colon = strchr(tokens[i], ':');
+        long r;
+        if (!colon) return -1;
+        *colon = 0;
+        if (to_long(tokens[i], 0, 1 << 20, &r) ||
+            to_double(colon + 1, 1.0, 1000.0, &o->slow[i].factor))
+            return -1;
+        o->slow[i].rank = (int)r;
+    }
+    o->nslow = n;
+    return n;
+}
+
+int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t len)
+{
+    memset(o, 0, sizeof *o);
+    o->iters = 10;
+    o->nsizes = 1;
+    o->sizes[0] = 300;
+    o->mix[0] = 1.0;
+    o->base = 16;
+    o->kernel = MXM_KERNEL_COMPUTE;
+    o->seed = 1;
+    int nmix = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long l;
+        int takes = 1;
+        if (!strcmp(a, "--iters")) {
+            if (to_long(v, 0, 1000000, &l))
+                return fail(err, len, a, v, "an integer in [0, 1000000]");
+            o->iters = (int)l;
+        } else if (!strcmp(a, "--size")) {
+            if (to_long(v, 1, 8192, &l)) return fail(err, len, a, v, "an integer in [1, 8192]");
+            o->nsizes = 1;
+            o->sizes[0] = (int)l;
+        } else if (!strcmp(a, "--sizes")) {
+            int n = parse_int_list(v, 1, 8192, o->sizes, MXM_MAX_SIZES);
+            if (n < 1) return fail(err, len, a, v, "up to 16 comma-separated sizes in [1, 8192]");
+            o->nsizes = n;
+        } else if (!strcmp(a, "--mix")) {
+            nmix = split(v, tokens, MXM_MAX_SIZES);
+            for (int k = 0; k < nmix; k++)
+                if (to_double(tokens[k], 0.0, 1e9, &o->mix[k])) nmix = -1;
+            if (nmix < 1) return fail(err, len, a, v, "comma-separated non-negative weights");
+        } else if (!strcmp(a, "--imb")) {
+            if (to_long(v, 0, 3, &l)) return fail(err, len, a, v, "0, 1, 2 or 3");
+            o->imb = (int)l;
+        } else if (!strcmp(a, "--tasks-per-rank")) {
+            if (to_long(v, 1, 1000000, &l))
+                return fail(err, len, a, v, "an integer in [1, 1000000]");
+            o->base = (int)l;
+        } else if (!strcmp(a, "--tasks")) {
+            int n = parse_int_list(v, 0, 1000000, o->tasks, MXM_MAX_LIST);
+            if (n < 1) return fail(err, len, a, v, "comma-separated task counts in [0, 1000000]");
+            o->ntasks = n;
+        } else if (!strcmp(a, "--kernel")) {
+            if (v && !strcmp(v, "compute"))
+                o->kernel = MXM_KERNEL_COMPUTE;
+            else if (v && !strcmp(v, "sleep"))
+                o->kernel = MXM_KERNEL_SLEEP;
+            else
+                return fail(err, len, a, v, "compute or sleep");
+        } else if (!strcmp(a, "--task-ms")) {
+            if (to_double(v, 1e-6, 1e6, &o->task_ms) || o->task_ms <= 0)
+                return fail(err, len, a, v, "a positive number of milliseconds");
+        } else if (!strcmp(a, "--slow")) {
+            if (parse_slow(v, o) < 1)
+                return fail(err, len, a, v, "RANK:FACTOR[,...] with FACTOR in [1, 1000]");
+        } else if (!strcmp(a, "--slow-from")) {
+            if (to_long(v, 0, 1000000, &l))
+                return fail(err, len, a, v, "an integer in [0, 1000000]");
+            o->slow_from = (int)l;
+        } else if (!strcmp(a, "--seed")) {
+            if (to_long(v, 0, 2147483647L, &l))
+                return fail(err, len, a, v, "an integer in [0, 2^31)");
+            o->seed = (unsigned long)l;
+        } else if (!strcmp(a, "--ranks")) {
+            if (to_long(v, 1, 1 << 20, &l)) return fail(err, len, a, v, "a positive integer");
+            o->ranks = (int)l;
+        } else {
+            takes = 0;
+            if (!strcmp(a, "--verify"))
+                o->verify = 1;
+            else if (!strcmp(a, "--print-preset"))
+                o->print_preset = 1;
+            else if (!strcmp(a, "--calibrate"))
+                o->calibrate = 1;
+            else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+                o->help = 1;
+            else {
+                snprintf(err, len, "mxm: unknown option '%s' (see mxm --help)", a);
+                return -1;
+            }
+        }
+        i += takes;
+    }
+    if (nmix == 0) {
+        for (int k = 0; k < o->nsizes; k++)
+            o->mix[k] = 1.0;
+    } else if (nmix != o->nsizes) {
+        snprintf(err, len, "mxm: --mix has %d weights but --sizes has %d sizes", nmix, o->nsizes);
+        return -1;
+    } else {
+        double sum = 0;
+        for (int k = 0; k < nmix; k++)
+            sum += o->mix[k];
+        if (sum <= 0) {
+            snprintf(err, len, "mxm: --mix weights sum to 0");
+            return -1;
+        }
+    }
+    if (o->task_ms > 0 && o->kernel != MXM_KERNEL_SLEEP) {
+        snprintf(err, len, "mxm: --task-ms needs --kernel sleep");
+        return -1;
+    }
+    if (o->print_preset && o->ranks < 1) {
+        snprintf(err, len, "mxm: --print-preset needs --ranks P");
+        return -1;
+    }
+    return 0;
+}
+
+int mxm_options_check_ranks(const mxm_options *o, int nranks, char *err, size_t len)
+{
+    if (o->ntasks && o->ntasks != nranks) {
+        snprintf(err, len, "mxm: --tasks has %d entries but the job has %d ranks", o->ntasks,
+                 nranks);
+        return -1;
+    }
+    for (int i = 0; i < o->nslow; i++)
+        if (o->slow[i].rank >= nranks) {
+            snprintf(err, len, "mxm: --slow names rank %d but the job has %d ranks",
+                     o->slow[i].rank, nranks);
+            return -1;
+        }
+    return 0;
+}
