@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -217,6 +218,12 @@ static bool send_one_message(comm_state *cs, int dest)
     tide_queue *q = &rt->outgoing[dest];
     if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return false;
     int max = rt->cfg.offload == TIDE_OFFLOAD_PACKED ? 256 : 1;
+    /* A package holds at most TIDE_PACK_MAX bytes (and at least one task), and at most an
+     * eighth of the in-flight bound, so that several messages are in flight at once and packing
+     * the next overlaps sending the previous. Packing pays for small tasks, whose per-message
+     * cost dominates; a huge package only adds page faults (bench/micro_bandwidth.c). */
+    size_t cap = rt->cfg.max_inflight / 8;
+    if (cap > rt->cfg.pack_max) cap = rt->cfg.pack_max;
     tide_task *batch[256];
     tide_fnid ids[256];
     int n = 0;
@@ -224,6 +231,7 @@ static bool send_one_message(comm_state *cs, int dest)
     pthread_mutex_lock(&q->lock);
     for (tide_task *t = q->head; t && n < max; t = t->next) {
         size_t sz = tide_wire_task_size(t);
+        if (n > 0 && len + sz > cap) break;
         bool first_alone = n == 0 && rt->inflight_bytes == 0;
         if (!first_alone && rt->inflight_bytes + len + sz > rt->cfg.max_inflight) break;
         len += sz;
@@ -406,7 +414,9 @@ static void run_begin(comm_state *cs, const tide_rank_status *all)
     cs->state = PH_RUN;
     if (rt->lb->phase_begin) rt->lb->phase_begin(rt, all);
     atomic_store_explicit(&rt->plan_ready, cs->nphases + 1, memory_order_release);
-    tide_workers_wake(rt);
+    /* Only workers held back for the plan need waking (tasks arriving wake them themselves);
+     * a needless broadcast costs more than an empty phase's whole protocol. */
+    if (rt->lb->phase_sync && atomic_load(&rt->local.count) > 0) tide_workers_wake(rt);
     cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
 }
 
@@ -572,6 +582,8 @@ static void *comm_main(void *arg)
     comm_state *cs = arg;
     tide_rt *rt = cs->rt;
     pin_self(rt);
+    /* The kernel's default 50 us timer slack turns a 1 us back-off sleep into ~100 us. */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     int empty = 0;
     long sleep_us = 1;
     for (;;) {

@@ -111,6 +111,8 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
         rc = parse_double(name, v, 0.0, 1.0, &c->random_fraction, err, len);
     } else if (strcmp(name, "TIDE_MAX_INFLIGHT") == 0) {
         rc = parse_bytes(name, v, &c->max_inflight, err, len);
+    } else if (strcmp(name, "TIDE_PACK_MAX") == 0) {
+        rc = parse_bytes(name, v, &c->pack_max, err, len);
     } else if (strcmp(name, "TIDE_POLL_SPIN") == 0) {
         rc = parse_long(name, v, 0, 100000000, &l, err, len);
         if (rc == TIDE_OK) c->poll_spin = (int)l;
@@ -183,6 +185,7 @@ void tide_config_defaults(tide_config *c)
     c->offload = TIDE_OFFLOAD_PACKED;
     c->random_fraction = 0.5;
     c->max_inflight = 64ull << 20;
+    c->pack_max = 1ull << 20;
     c->poll_spin = 200;
     c->poll_sleep_max_us = 250;
     c->comm_cpu = -1;

@@ -37,6 +37,7 @@ typedef struct tide_config {
     tide_offload_kind offload;
     double random_fraction; /* TIDE_RANDOM_FRACTION */
     uint64_t max_inflight;  /* TIDE_MAX_INFLIGHT bytes */
+    uint64_t pack_max;      /* TIDE_PACK_MAX: bytes of one package (packed offload) */
     int poll_spin;          /* TIDE_POLL_SPIN: empty polls before sleeping */
     int poll_sleep_max_us;  /* TIDE_POLL_SLEEP_MAX_US: longest back-off sleep */
     int comm_cpu;           /* TIDE_COMM_CPU: -1 = not pinned, or TIDE_COMM_CPU_LAST */
