@@ -1,5 +1,5 @@
 /* Proactive offloading end to end: a fixed imbalance (rank 0 has four times the tasks of the
- * others) over many phases. Checks that the rank model predicts every rank's load from phase
+ * others; tasks of two sizes, the size given as a feature) over many phases. Checks that the rank model predicts every rank's load from phase
  * TIDE_PRED_TRAIN on (not before), and that in every planned phase each rank sends and receives
  * exactly what its row and column of the plan say (the plan recomputed here from all ranks'
  * predictions with the same planner). Usage: test_proact PHASES TRAIN */
@@ -25,7 +25,8 @@ int main(int argc, char **argv)
     CHECK_OK(tide_init(&argc, &argv));
     int me = tide_rank(), np = tide_size();
     int ntasks = me == 0 ? 32 : 8;
-    long ns = 1000000, out[32];
+    long ns[2] = {500000, 1500000}, out[32];
+    double pred_min = getenv("EXPECT_PRED_MIN") ? atof(getenv("EXPECT_PRED_MIN")) : 0;
     double *pred = malloc((size_t)np * sizeof *pred);
     int64_t *n = malloc((size_t)np * sizeof *n), *tb = malloc((size_t)np * np * sizeof *tb);
     tide_move *moves = malloc((size_t)np * sizeof *moves);
@@ -33,17 +34,19 @@ int main(int argc, char **argv)
     for (int p = 0; p < phases; p++) {
         for (int i = 0; i < ntasks; i++) {
             out[i] = 0;
-            tide_arg args[2] = {{&ns, sizeof ns, TIDE_VALUE}, {&out[i], sizeof out[i], TIDE_OUT}};
+            tide_arg args[2] = {{&ns[i % 2], sizeof ns[i % 2], TIDE_VALUE},
+                                {&out[i], sizeof out[i], TIDE_OUT}};
             tide_task *t;
             CHECK_OK(tide_task_create(&t, sleepy, 2, args));
+            CHECK_OK(tide_task_set_feature(t, 0, 1e-6 * ns[i % 2])); /* the task's size, in ms */
             CHECK_OK(tide_task_submit(t));
         }
         CHECK_OK(tide_taskwait());
-        for (int i = 0; i < ntasks; i++) CHECK(out[i] == ns + 1, "phase %d task %d", p, i);
+        for (int i = 0; i < ntasks; i++) CHECK(out[i] == ns[i % 2] + 1, "phase %d task %d", p, i);
         tide_phase_stats st;
         CHECK_OK(tide_stats_last_phase(&st));
         if (p < train) CHECK(st.L_pred_self < 0, "phase %d predicted before training", p);
-        else CHECK(st.L_pred_self >= 0, "phase %d has no prediction", p);
+        else CHECK(st.L_pred_self >= pred_min, "phase %d: prediction %g", p, st.L_pred_self);
         MPI_Allgather(&st.L_pred_self, 1, MPI_DOUBLE, pred, 1, MPI_DOUBLE, MPI_COMM_WORLD);
         int64_t mine = ntasks;
         MPI_Allgather(&mine, 1, MPI_INT64_T, n, 1, MPI_INT64_T, MPI_COMM_WORLD);
@@ -62,7 +65,8 @@ int main(int argc, char **argv)
     }
     int any;
     MPI_Allreduce(&planned, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    CHECK(any > 0, "no planned phase moved a task");
+    /* A tool's model predicting the same for every rank (EXPECT_PRED_MIN) plans no move. */
+    if (pred_min == 0) CHECK(any > 0, "no planned phase moved a task");
     CHECK_OK(tide_finalize());
     free(pred), free(n), free(tb), free(moves);
     if (me == 0) printf("proact: every planned move matched the plan\n");

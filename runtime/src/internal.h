@@ -347,6 +347,7 @@ struct tide_rt {
     tide_tool tool;
     bool have_tool;
     bool warned_fallback;
+    bool freq_known; /* the machine exposes the core frequency (a phase feature) */
 };
 
 /* ---- load prediction (predict.c) -------------------------------------------------------------- */

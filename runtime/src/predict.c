@@ -3,7 +3,10 @@
  * model the features of every own task and its measured time are collected too: features at
  * submission (task.c calls tide_predict_capture), times when the task completes, wherever it
  * ran. The model trains after the workers are released, so training overlaps the next phase. */
+#define _GNU_SOURCE
 #include "internal.h"
+
+#include <sched.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,39 @@ static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool collect;
 static int model_nfeat = -1; /* features per task the model sees, fixed by the first phase */
 
+/* The current frequency of the CPU this thread runs on, in MHz, from cpufreq (sysfs) or
+ * /proc/cpuinfo; 0 when the machine exposes neither (then the feature is left out, never
+ * made up). */
+static double core_mhz(void)
+{
+    int cpu = sched_getcpu();
+    if (cpu < 0) return 0;
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
+    FILE *f = fopen(path, "r");
+    double v = 0;
+    if (f) {
+        long khz;
+        if (fscanf(f, "%ld", &khz) == 1 && khz > 0) v = khz / 1000.0;
+        fclose(f);
+        if (v > 0) return v;
+    }
+    f = fopen("/proc/cpuinfo", "r");
+    if (!f) return 0;
+    char line[256];
+    int proc = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "processor : %d", &proc) == 1) continue;
+        double mhz;
+        if (proc == cpu && sscanf(line, "cpu MHz : %lf", &mhz) == 1 && mhz > 0) {
+            v = mhz;
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
 int tide_predict_init(tide_rt *rt, char *err, size_t len)
 {
     const tide_model_ops *ops = NULL;
@@ -39,6 +75,8 @@ int tide_predict_init(tide_rt *rt, char *err, size_t len)
         rt->have_tool = false;
         return TIDE_ERR_CONFIG;
     }
+    /* Decided once, so that the number of phase features stays the same all run long. */
+    rt->freq_known = core_mhz() > 0;
     collect = strcmp(rt->cfg.pred.kind, "task") == 0 ||
               (rt->have_tool && rt->tool.task_features != NULL);
     filling = 0;
@@ -167,15 +205,16 @@ void tide_predict_observe(tide_rt *rt, double load)
         obs.tasks = (tide_task_set){(int)n, nf, f};
         obs.task_times = b->time;
     }
-    double phase_feat[TOOL_EXTRA_MAX];
+    double phase_feat[1 + TOOL_EXTRA_MAX];
+    int nf = 0;
+    if (rt->freq_known) phase_feat[nf++] = core_mhz();
     if (rt->have_tool && rt->tool.phase_features) {
-        int got = rt->tool.phase_features(rt->tool.user, rt->log.nphases, phase_feat,
+        int got = rt->tool.phase_features(rt->tool.user, rt->log.nphases, phase_feat + nf,
                                           TOOL_EXTRA_MAX);
-        if (got > 0) {
-            obs.nphase_feat = got;
-            obs.phase_features = phase_feat;
-        }
+        if (got > 0) nf += got;
     }
+    obs.nphase_feat = nf;
+    obs.phase_features = nf ? phase_feat : NULL;
     tide_model_observe(rt->model, &obs);
     free(f);
 }
