@@ -62,10 +62,35 @@ void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int m
     out->received_self = (int64_t)r[me].received;
 }
 
+/* Prediction error over the phases that had a prediction (L_pred >= 0): MSE over all of
+ * them, MAPE over those with a nonzero load. */
+typedef struct prediction_error {
+    double sq, ape;
+    int n, n_ape;
+} prediction_error;
+
+static void add_error(prediction_error *e, const tide_rank_record *r)
+{
+    if (r->L_pred < 0) return;
+    double d = r->L_pred - r->L;
+    e->sq += d * d;
+    e->n++;
+    if (r->L > 0) {
+        e->ape += fabs(d) / r->L;
+        e->n_ape++;
+    }
+}
+
+static void json_error_field(FILE *f, double sum, int n)
+{
+    if (n) fprintf(f, "%.9g", sum / n);
+    else fprintf(f, "null");
+}
+
 typedef struct summary {
-    double W_par, W_avg, time, ideal, pred_abs_err;
+    double W_par, W_avg, time, ideal;
     int64_t tasks, offloaded, bytes;
-    int pred_n;
+    prediction_error all;
 } summary;
 
 static summary summarize(const tide_phase_log *log, int threads)
@@ -82,11 +107,7 @@ static summary summarize(const tide_phase_log *log, int threads)
         s.offloaded += ps.offloaded;
         s.bytes += ps.bytes_moved;
         const tide_rank_record *r = phase_records(log, p);
-        for (int i = 0; i < log->nranks; i++)
-            if (r[i].L_pred >= 0 && r[i].L > 0) {
-                s.pred_abs_err += fabs(r[i].L_pred - r[i].L) / r[i].L;
-                s.pred_n++;
-            }
+        for (int i = 0; i < log->nranks; i++) add_error(&s.all, &r[i]);
     }
     return s;
 }
@@ -126,9 +147,14 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
     json_string(f, cfg->lb);
     fprintf(f,
             ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, \"random_fraction\": %g, "
-            "\"max_inflight\": %llu, \"seed\": %llu, \"version\": \"%d.%d\"},\n  \"phases\": [",
+            "\"max_inflight\": %llu, \"pack_max\": %llu, \"round_us\": %d, \"seed\": %llu,\n"
+            "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
+            "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"version\": \"%d.%d\"},\n"
+            "  \"phases\": [",
             tide_offload_name(cfg->offload), n, threads, cfg->random_fraction,
-            (unsigned long long)cfg->max_inflight, (unsigned long long)cfg->seed,
+            (unsigned long long)cfg->max_inflight, (unsigned long long)cfg->pack_max,
+            cfg->round_us, (unsigned long long)cfg->seed, cfg->pred.kind, cfg->pred.window,
+            cfg->pred.train, cfg->pred.retrain_err, tide_solver_name(cfg->pred.solver),
             TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
     for (int p = 0; p < log->nphases; p++) {
         const tide_rank_record *r = phase_records(log, p);
@@ -162,11 +188,23 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
     fprintf(f,
             "\n  ],\n  \"summary\": {\"phases\": %d, \"W_par\": %.9g, \"W_avg\": %.9g, "
             "\"R_imb\": %.9g, \"time_total\": %.9g, \"ideal_time\": %.9g, \"tasks\": %lld, "
-            "\"tasks_offloaded\": %lld, \"bytes_moved\": %lld, \"pred_mape\": ",
+            "\"tasks_offloaded\": %lld, \"bytes_moved\": %lld,\n    \"pred_mape\": ",
             log->nphases, s.W_par, s.W_avg, s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, s.time,
             s.ideal, (long long)s.tasks, (long long)s.offloaded, (long long)s.bytes);
-    if (s.pred_n) fprintf(f, "%.9g", s.pred_abs_err / s.pred_n);
-    else fprintf(f, "null");
+    json_error_field(f, s.all.ape, s.all.n_ape);
+    fprintf(f, ", \"pred_mse\": ");
+    json_error_field(f, s.all.sq, s.all.n);
+    for (int pass = 0; pass < 2; pass++) {
+        fprintf(f, pass ? ", \"pred_mse_ranks\": [" : ",\n    \"pred_mape_ranks\": [");
+        for (int i = 0; i < n; i++) {
+            prediction_error e = {0};
+            for (int p = 0; p < log->nphases; p++) add_error(&e, &phase_records(log, p)[i]);
+            if (i) fprintf(f, ", ");
+            if (pass) json_error_field(f, e.sq, e.n);
+            else json_error_field(f, e.ape, e.n_ape);
+        }
+        fprintf(f, "]");
+    }
     fprintf(f, "}\n}\n");
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
