@@ -34,14 +34,15 @@ tide_setup() {
 tide_build() {
     local dir=$1
     shift
-    cmake -S "$TIDE_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 || {
-        cat "$dir.configure.log"
-        echo "cmake configure failed (log: $dir.configure.log)"
+    mkdir -p "$dir"
+    cmake -S "$TIDE_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/tide-configure.log" 2>&1 || {
+        cat "$dir/tide-configure.log"
+        echo "cmake configure failed (log: $dir/tide-configure.log)"
         exit 1
     }
-    cmake --build "$dir" -j"$(nproc)" >"$dir.build.log" 2>&1 || {
-        tail -n 60 "$dir.build.log"
-        echo "build failed (log: $dir.build.log)"
+    cmake --build "$dir" -j"$(nproc)" >"$dir/tide-build.log" 2>&1 || {
+        tail -n 60 "$dir/tide-build.log"
+        echo "build failed (log: $dir/tide-build.log)"
         exit 1
     }
 }

@@ -1,0 +1,65 @@
+/* TASKPACK_* parsing: defaults, accepted values, and one clear line for each bad value. */
+#include <string.h>
+
+#include "check.h"
+#include "config.h"
+
+static const char *env[16][2];
+
+static const char *fake_get(const char *name)
+{
+    for (int i = 0; i < 16 && env[i][0]; i++)
+        if (strcmp(env[i][0], name) == 0) return env[i][1];
+    return NULL;
+}
+
+static int parse_with(const char *name, const char *value, struct tp_config *cfg, char *err)
+{
+    memset(env, 0, sizeof env);
+    if (name) {
+        env[0][0] = name;
+        env[0][1] = value;
+    }
+    return tp_config_parse(cfg, fake_get, err, 256);
+}
+
+static void expect_bad(const char *name, const char *value, const char *allowed)
+{
+    struct tp_config cfg;
+    char err[256] = "", want[256];
+    snprintf(want, sizeof want, "taskpack: %s='%s' is invalid; allowed: ", name, value);
+    CHECK(parse_with(name, value, &cfg, err) == -1, "%s=%s accepted", name, value);
+    CHECK(strncmp(err, want, strlen(want)) == 0, "message '%s'", err);
+    CHECK(strstr(err, allowed) != NULL, "message '%s' lacks '%s'", err, allowed);
+    CHECK(strchr(err, '\n') == NULL, "message is not one line");
+}
+
+int main(void)
+{
+    struct tp_config cfg;
+    char err[256];
+    CHECK(parse_with(NULL, NULL, &cfg, err) == 0, "defaults");
+    CHECK(cfg.sync == TP_SYNC_BARRIER && cfg.warmup == 3 && cfg.tol == 0.05 && cfg.slack == 0 &&
+              cfg.exact_max == 16 && cfg.apply == 1 && cfg.yield == TP_YIELD_OFF && !cfg.report,
+          "default values");
+    CHECK(parse_with("TASKPACK_SYNC", "MPI_Alltoall", &cfg, err) == 0 &&
+              cfg.sync == TP_SYNC_ALLTOALL,
+          "MPI_Alltoall");
+    CHECK(parse_with("TASKPACK_TOL", "0", &cfg, err) == 0 && cfg.tol == 0, "tol 0");
+    CHECK(parse_with("TASKPACK_SLACK", "0.25", &cfg, err) == 0 && cfg.slack == 0.25, "slack");
+    CHECK(parse_with("TASKPACK_YIELD", "sleep", &cfg, err) == 0 && cfg.yield == TP_YIELD_SLEEP,
+          "yield sleep");
+    expect_bad("TASKPACK_SYNC", "MPI_Foo", "MPI_Barrier, MPI_Allreduce, MPI_Alltoall");
+    expect_bad("TASKPACK_SYNC", "mpi_barrier", "MPI_Barrier");
+    expect_bad("TASKPACK_TOL", "-0.1", "a finite real number >= 0");
+    expect_bad("TASKPACK_TOL", "5%", "a finite real number >= 0");
+    expect_bad("TASKPACK_TOL", "nan", "a finite real number >= 0");
+    expect_bad("TASKPACK_SLACK", "-1", "a finite real number >= 0");
+    expect_bad("TASKPACK_WARMUP", "-2", "an integer from 0 to");
+    expect_bad("TASKPACK_WARMUP", "3x", "an integer from 0 to");
+    expect_bad("TASKPACK_EXACT_MAX", "21", "an integer from 0 to 20");
+    expect_bad("TASKPACK_APPLY", "yes", "an integer from 0 to 1");
+    expect_bad("TASKPACK_YIELD", "always", "off, yield, sleep");
+    expect_bad("TASKPACK_REPORT", "", "a file path");
+    return CHECK_DONE("test_config");
+}
