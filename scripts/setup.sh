@@ -35,7 +35,7 @@ tide_build() {
     local dir=$1
     shift
     mkdir -p "$dir"
-    cmake -S "$TIDE_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/tide-configure.log" 2>&1 || {
+    cmake -S "$TIDE_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIDE_SKIP_DIRS= "$@" >"$dir/tide-configure.log" 2>&1 || {
         cat "$dir/tide-configure.log"
         echo "cmake configure failed (log: $dir/tide-configure.log)"
         exit 1
