@@ -51,6 +51,19 @@ int main(int argc, char **argv)
         int64_t mine = ntasks;
         MPI_Allgather(&mine, 1, MPI_INT64_T, n, 1, MPI_INT64_T, MPI_COMM_WORLD);
         if (p < train) continue;
+        if (getenv("EXPECT_WEIGHTED")) {
+            /* Per-task plan (task model): which tasks leave depends on every rank's per-task
+             * predictions, which only the runtime sees; check what any valid plan satisfies. */
+            long long mv[2] = {st.offloaded_self, st.received_self}, tot[2];
+            MPI_Allreduce(mv, tot, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            CHECK(tot[0] == tot[1], "phase %d: %lld sent, %lld received", p, tot[0], tot[1]);
+            double avg = 0;
+            for (int i = 0; i < np; i++) avg += pred[i] / np;
+            CHECK(mv[0] == 0 || pred[me] > avg, "phase %d: a rank below the mean sent", p);
+            CHECK(mv[1] == 0 || pred[me] < avg, "phase %d: a rank above the mean received", p);
+            planned += mv[0] > 0;
+            continue;
+        }
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
         CHECK(tide_plan_proact(np, pred, n, NULL, &plan) == TIDE_PLAN_OK, "planner");
         CHECK(tide_plan_table(&plan, n, tb) == TIDE_PLAN_OK, "table");

@@ -179,6 +179,41 @@ static bool send_results(comm_state *cs)
     return did;
 }
 
+void tide_coll_allgatherv(tide_rt *rt, const double *mine, int n, const int *counts, double *out)
+{
+    int *displs = malloc((size_t)rt->size * sizeof *displs);
+    if (!displs) tide_fatal("out of memory for an allgather");
+    int off = 0;
+    for (int i = 0; i < rt->size; i++) {
+        displs[i] = off;
+        off += counts[i];
+    }
+    MPI_Allgatherv(mine, n, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, rt->coll_comm);
+    free(displs);
+}
+
+int tide_offload_selected(tide_rt *rt, const int32_t *dest, long n)
+{
+    int moved = 0;
+    long k = 0;
+    pthread_mutex_lock(&rt->local.lock);
+    for (tide_task *t = rt->local.head, *next; t && k < n; t = next, k++) {
+        next = t->next;
+        int d = dest[k];
+        if (d == rt->rank || d < 0 || d >= rt->size || t->replicated) continue;
+        if (t->prev) t->prev->next = t->next;
+        else rt->local.head = t->next;
+        if (t->next) t->next->prev = t->prev;
+        else rt->local.tail = t->prev;
+        t->queued = false;
+        atomic_fetch_sub(&rt->local.count, 1);
+        tide_queue_push(&rt->outgoing[d], t);
+        moved++;
+    }
+    pthread_mutex_unlock(&rt->local.lock);
+    return moved;
+}
+
 int tide_offload_tasks(tide_rt *rt, int dest, int n)
 {
     if (dest == rt->rank || dest < 0 || dest >= rt->size || n <= 0) return 0;
@@ -404,6 +439,7 @@ static void allgather_status(comm_state *cs)
     st->queued = (double)atomic_load(&rt->local.count);
     st->queued_in = (double)atomic_load(&rt->remote.count);
     st->outstanding = (double)atomic_load_explicit(&rt->outstanding, memory_order_acquire);
+    st->task_pred = rt->task_pred_ready;
     MPI_Iallgather(st, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status, TIDE_STATUS_DOUBLES,
                    MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
 }
@@ -463,6 +499,7 @@ static bool phase_step(comm_state *cs)
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
         rt->L_pred = tide_predict_phase(rt);
+        rt->task_pred_ready = rt->L_pred >= 0 && tide_predict_task_times(rt, NULL, 0);
         rt->cphase = cs->nphases;
         rt->running = true;
         if (rt->lb->phase_sync) {

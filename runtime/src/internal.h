@@ -199,6 +199,7 @@ typedef struct tide_rank_status {
     double queued;      /* own tasks not started (movable) */
     double queued_in;   /* received tasks not started */
     double outstanding; /* own tasks not completed (0 everywhere = the phase is over) */
+    double task_pred;   /* 1: per-task predictions of this phase's tasks exist (task model) */
 } tide_rank_status;
 
 #define TIDE_STATUS_DOUBLES (sizeof(tide_rank_status) / sizeof(double))
@@ -220,6 +221,13 @@ typedef struct tide_strategy {
      * after the last one (rt->running false). May be NULL. */
     void (*control)(tide_rt *rt, int src, const tide_control *msg);
 } tide_strategy;
+
+/* Engine service for phase_begin (every rank calls it at the same point): blocking allgather
+ * of n doubles per rank, counts[i] from rank i, into out (displacements are the prefix sums). */
+void tide_coll_allgatherv(tide_rt *rt, const double *mine, int n, const int *counts, double *out);
+/* Engine service: moves the not-yet-started local tasks whose queue position k at phase start
+ * has dest[k] != this rank to rank dest[k]. Returns how many moved. */
+int tide_offload_selected(tide_rt *rt, const int32_t *dest, long n);
 
 /* Engine service: sends a control message to dest. */
 void tide_send_control(tide_rt *rt, int dest, const tide_control *msg);
@@ -328,6 +336,7 @@ struct tide_rt {
     long n_offloaded, n_received;
     uint64_t bytes_sent;
     double L_pred;            /* prediction for the running phase (-1: none) */
+    double task_pred_ready;   /* 1 when per-task predictions of the phase exist */
     int cphase;               /* the phase the comm thread is in (or was last in) */
     bool running;             /* cphase is running: tasks of it may still move */
     bool stopping;            /* tide_finalize is in progress: no new requests */
@@ -359,6 +368,9 @@ double tide_predict_phase(tide_rt *rt);
 /* Feeds the finished phase's measured own load to the model (may retrain). */
 void tide_predict_observe(tide_rt *rt, double load);
 void tide_predict_phase_ended(void);
+/* Per-task predicted times of the phase about to run, in local queue order, for the n queued
+ * tasks. Returns false when there are none (not the task model, not trained, fell back). */
+bool tide_predict_task_times(tide_rt *rt, double *times, long n);
 /* Task hooks: features at submission, the measured time at completion. */
 void tide_predict_capture(tide_task *t);
 void tide_predict_record_time(tide_task *t);

@@ -1,6 +1,6 @@
 /* `proact` (the proactive scheme): at phase start every rank allgathers its predicted load and
  * task count, runs the same planner (Algorithm 1, offload/plan_proact.c) on the same input, and
- * sends the tasks of its own row of the plan. Until every rank's model has a prediction, it
+ * sends the tasks of its own row of the plan; with per-task predictions it chooses which tasks. Until every rank's model has a prediction, it
  * behaves as `react`. `proact_react` adds reactive corrections during the phase to the plan,
  * for what the prediction missed. */
 #include "internal.h"
@@ -8,13 +8,51 @@
 
 #include <stdlib.h>
 
+/* With per-task predictions on every rank (the task model), the plan chooses which tasks leave
+ * so that the moved load fits each victim's deficit (offload/plan_proact_weighted.c): every
+ * rank contributes its tasks' predicted times, in queue order, to one allgather. */
+static bool plan_weighted(tide_rt *rt, const tide_rank_status *all)
+{
+    int np = rt->size;
+    int *counts = malloc((size_t)np * sizeof *counts);
+    int64_t *off = malloc((size_t)(np + 1) * sizeof *off);
+    double *load = malloc((size_t)np * sizeof *load);
+    tide_move *moves = malloc((size_t)np * sizeof *moves);
+    bool ok = counts && off && load && moves;
+    off[0] = 0;
+    for (int i = 0; ok && i < np; i++) {
+        counts[i] = (int)all[i].queued;
+        off[i + 1] = off[i] + counts[i];
+        load[i] = all[i].L_pred;
+    }
+    double *w = ok ? malloc((size_t)(off[np] + 1) * sizeof *w) : NULL;
+    int32_t *dest = ok ? malloc((size_t)(off[np] + 1) * sizeof *dest) : NULL;
+    double *mine = ok ? malloc((size_t)(counts[rt->rank] + 1) * sizeof *mine) : NULL;
+    ok = ok && w && dest && mine;
+    /* Every rank joins the collective even when its own predictions failed (zeros then). */
+    if (ok && !tide_predict_task_times(rt, mine, counts[rt->rank]))
+        for (int k = 0; k < counts[rt->rank]; k++) mine[k] = 0;
+    if (ok) tide_coll_allgatherv(rt, mine, counts[rt->rank], counts, w);
+    if (ok) {
+        tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
+        ok = tide_plan_proact_weighted(np, load, off, w, NULL, dest, &plan) == TIDE_PLAN_OK;
+    }
+    if (ok) tide_offload_selected(rt, dest + off[rt->rank], counts[rt->rank]);
+    free(counts), free(off), free(load), free(moves), free(w), free(dest), free(mine);
+    return ok;
+}
+
 /* Returns true when a plan was made (every rank had a prediction). */
 static bool plan_and_send(tide_rt *rt, const tide_rank_status *all)
 {
     int np = rt->size;
-    for (int i = 0; i < np; i++)
+    bool per_task = true;
+    for (int i = 0; i < np; i++) {
         if (all[i].L_pred < 0) return false;
+        if (all[i].task_pred != 1) per_task = false;
+    }
     if (np < 2) return true;
+    if (per_task) return plan_weighted(rt, all);
     double *load = malloc((size_t)np * sizeof *load);
     int64_t *n = malloc((size_t)np * sizeof *n);
     int64_t *row = malloc((size_t)np * sizeof *row);

@@ -183,6 +183,30 @@ double tide_predict_phase(tide_rt *rt)
     return rc == TIDE_PRED_OK ? pred : -1;
 }
 
+bool tide_predict_task_times(tide_rt *rt, double *times, long n)
+{
+    if (!collect) return false;
+    const sample_buf *b = &bufs[filling];
+    double *f;
+    int nf;
+    long rows = build_features(rt, b, &f, &nf);
+    double *all = rows ? malloc((size_t)rows * sizeof *all) : NULL;
+    tide_task_set set = {(int)rows, nf, f};
+    bool ok = all && tide_model_predict_tasks(rt->model, &set, all, NULL) == TIDE_PRED_OK;
+    if (ok && times) {
+        /* Queue order: the k-th queued task's sample index gives its row. */
+        long k = 0;
+        pthread_mutex_lock(&rt->local.lock);
+        for (tide_task *t = rt->local.head; t && k < n; t = t->next, k++)
+            times[k] = t->sample >= 0 && t->sample < rows ? all[t->sample] : 0;
+        pthread_mutex_unlock(&rt->local.lock);
+        ok = k == n;
+    }
+    free(all);
+    free(f);
+    return ok;
+}
+
 /* Called on the comm thread just before the workers are released: the samples of the phase
  * that ended stop filling, so that the next phase's submissions go to the other buffer. */
 void tide_predict_phase_ended(void)
