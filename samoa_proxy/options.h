@@ -1,0 +1,35 @@
+/* Command line of samoa_proxy (docs/samoa_proxy.md). Pure parsing: no MPI, no Tide. */
+#ifndef SAMOA_OPTIONS_H
+#define SAMOA_OPTIONS_H
+
+#include <stddef.h>
+
+typedef enum samoa_kernel { SAMOA_KERNEL_COMPUTE, SAMOA_KERNEL_SLEEP } samoa_kernel;
+
+typedef struct samoa_options {
+    int depth;    /* grid: 2 * 2^depth cells */
+    int sections; /* per rank: tasks per rank and step */
+    int steps;
+    samoa_kernel kernel;
+    const char *vtk_dir; /* NULL: no VTK output */
+    int vtk_every;       /* write every k steps (and the last); 0: only the last */
+    int verify;
+    int have_costs;    /* --cost-us given */
+    double cost_us[3]; /* sleep kernel: per-cell cost of dry, wet, coast cells */
+    double cost_scale; /* multiplies calibrated costs */
+    int coast_work;    /* extra flux evaluations per coastline cell */
+    double cfl;
+    int calibrate; /* print the calibrated per-class costs and exit */
+    int help;
+} samoa_options;
+
+extern const char samoa_usage[];
+
+/* Parses argv into o (defaults first). 0 on success; 2 with one line "samoa_proxy: ..." in err
+ * naming the option, the value and what is allowed. */
+int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size_t errlen);
+
+/* Checks the options against the job size; 0 or 2 with a message in err. */
+int samoa_options_check_ranks(const samoa_options *o, int nranks, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,16 @@
+# Runs COMMAND (a ;-list) and checks that it exits with CODE and that stderr holds exactly one
+# line from samoa_proxy or Tide (once, not once per rank), matching STDERR_REGEX.
+# Usage: cmake -DCODE=2 -DSTDERR_REGEX=... -DCOMMAND=... -P expect_exit.cmake
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL CODE)
+  message(FATAL_ERROR "exit code ${rc}, expected ${CODE}\nstdout: ${out}\nstderr: ${err}")
+endif()
+string(REGEX MATCHALL "(^|\n)(samoa_proxy|tide):[^\n]*" lines "${err}")
+list(LENGTH lines n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "expected one samoa_proxy/tide line on stderr, got ${n}:\n${err}")
+endif()
+string(STRIP "${lines}" line)
+if(NOT line MATCHES "${STDERR_REGEX}")
+  message(FATAL_ERROR "'${line}' does not match '${STDERR_REGEX}'")
+endif()

@@ -1,0 +1,68 @@
+/* Option parsing: defaults, every option, and one clear line for each kind of bad value. */
+#include "../options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+static int parse(const char *line, samoa_options *o, char *err)
+{
+    char buf[512], *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "samoa_proxy %s", line);
+    for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    argv[argc] = NULL;
+    return samoa_options_parse(argc, argv, o, err, 256);
+}
+
+static void expect_error(const char *line, const char *msg)
+{
+    samoa_options o;
+    char err[256] = "";
+    int rc = parse(line, &o, err);
+    if (rc != 2 || strstr(err, msg) != err) {
+        fprintf(stderr, "FAIL '%s': rc %d, '%s', expected '%s'\n", line, rc, err, msg);
+        failures++;
+    }
+}
+
+int main(void)
+{
+    samoa_options o;
+    char err[256] = "";
+    if (parse("", &o, err) != 0 || o.depth != 10 || o.sections != 8 || o.steps != 100 ||
+        o.kernel != SAMOA_KERNEL_COMPUTE || o.vtk_dir || o.verify || o.coast_work != 4) {
+        fprintf(stderr, "FAIL defaults: %s\n", err);
+        failures++;
+    }
+    if (parse("--depth 12 --sections-per-rank 16 --steps 7 --kernel sleep --cost-us 1,2.5,8 "
+              "--vtk out --vtk-every 3 --verify --coast-work 0 --cfl 0.3",
+              &o, err) != 0 ||
+        o.depth != 12 || o.sections != 16 || o.steps != 7 || o.kernel != SAMOA_KERNEL_SLEEP ||
+        !o.have_costs || o.cost_us[1] != 2.5 || o.cost_us[2] != 8 || strcmp(o.vtk_dir, "out") ||
+        o.vtk_every != 3 || !o.verify || o.coast_work != 0 || o.cfl != 0.3) {
+        fprintf(stderr, "FAIL all options: %s\n", err);
+        failures++;
+    }
+    if (parse("--cells 1000", &o, err) != 0 || o.depth != 9) { /* 2*2^9 = 1024 >= 1000 */
+        fprintf(stderr, "FAIL --cells 1000 gave depth %d\n", o.depth);
+        failures++;
+    }
+    expect_error("--depth 21", "samoa_proxy: --depth '21' is invalid: expected 0..20");
+    expect_error("--depth x", "samoa_proxy: --depth 'x' is invalid");
+    expect_error("--sections-per-rank 0", "samoa_proxy: --sections-per-rank '0' is invalid");
+    expect_error("--steps -3", "samoa_proxy: --steps '-3' is invalid");
+    expect_error("--kernel gpu",
+                 "samoa_proxy: --kernel 'gpu' is invalid: expected compute or sleep");
+    expect_error("--cost-us 1,2", "samoa_proxy: --cost-us '1,2' is invalid");
+    expect_error("--cost-us 1,2,-3", "samoa_proxy: --cost-us '1,2,-3' is invalid");
+    expect_error("--cost-us 1,2,3,4", "samoa_proxy: --cost-us '1,2,3,4' is invalid");
+    expect_error("--cfl 0.6", "samoa_proxy: --cfl '0.6' is invalid: expected a number in (0, 0.5]");
+    expect_error("--steps", "samoa_proxy: --steps needs a value");
+    expect_error("--bogus 1", "samoa_proxy: unknown option '--bogus'");
+    expect_error("depth", "samoa_proxy: unexpected argument 'depth'");
+    if (failures) fprintf(stderr, "%d failures\n", failures);
+    return failures ? 1 : 0;
+}

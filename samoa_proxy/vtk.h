@@ -1,0 +1,13 @@
+/* Legacy-VTK output of the whole grid (ParaView, VisIt open it): an unstructured grid of
+ * triangles with the depth, free surface, bed, owner rank and section per cell. */
+#ifndef SAMOA_VTK_H
+#define SAMOA_VTK_H
+
+#include "grid.h"
+
+/* h and b: per cell; rank and section: per cell owner. 0, or -1 when the file cannot be
+ * written. */
+int samoa_vtk_write(const char *path, const samoa_grid *g, double t, const double *h,
+                    const double *b, const int *rank, const int *section);
+
+#endif
