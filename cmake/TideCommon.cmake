@@ -1,0 +1,40 @@
+# Settings every Tide component shares, whether it is built from the top level or on its own
+# (cmake -S <component> ...): C11, warnings, the sanitizer option, and how MPI tests are run.
+include_guard(GLOBAL)
+
+set(CMAKE_C_STANDARD 11)
+set(CMAKE_C_STANDARD_REQUIRED ON)
+set(CMAKE_C_EXTENSIONS OFF)
+if(NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+option(TIDE_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(TIDE_BUILD_TESTS "Build the test suite" ON)
+
+add_compile_options(-Wall -Wextra)
+if(TIDE_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+include(GNUInstallDirs)
+enable_testing()
+
+# The launcher every MPI test uses: oversubscribed, and allowed as root (CI runs as root).
+find_package(MPI QUIET COMPONENTS C)
+if(MPIEXEC_EXECUTABLE)
+  set(TIDE_MPIEXEC ${MPIEXEC_EXECUTABLE} --oversubscribe)
+else()
+  set(TIDE_MPIEXEC mpiexec --oversubscribe)
+endif()
+set(TIDE_MPI_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_rmaps_base_oversubscribe=1;TIDE_QUIET=1")
+if(TIDE_SANITIZE)
+  # Leaks are errors; Open MPI's own are suppressed (tests/lsan.supp), Tide's are not. Keeping
+  # Open MPI's components loaded gives their frames names the suppressions can match.
+  list(APPEND TIDE_MPI_TEST_ENV
+    "OMPI_MCA_mca_base_component_disable_dlclose=1"
+    "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:fast_unwind_on_malloc=0"
+    "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/../tests/lsan.supp:print_suppressions=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
