@@ -42,7 +42,12 @@ typedef enum tide_error {
 
 /* How a task uses one argument. IN data is read, OUT data is written, INOUT both. VALUE copies
  * `size` bytes at creation time: the task sees its own copy, the caller's buffer may be reused. */
-typedef enum tide_arg_mode { TIDE_IN = 1, TIDE_OUT = 2, TIDE_INOUT = 3, TIDE_VALUE = 4 } tide_arg_mode;
+typedef enum tide_arg_mode {
+    TIDE_IN = 1,
+    TIDE_OUT = 2,
+    TIDE_INOUT = 3,
+    TIDE_VALUE = 4
+} tide_arg_mode;
 
 typedef struct tide_arg {
     void *ptr;
@@ -109,22 +114,128 @@ TIDE_API const char *tide_last_error_message(void);
 
 /* What the last completed phase measured; identical on every rank. Times in seconds. */
 typedef struct tide_phase_stats {
-    int phase;              /* 0-based */
-    double W_max, W_avg;    /* wallclock until workers ran out of work: max and mean over ranks */
-    double R_imb;           /* W_max / W_avg - 1 (0 when W_avg is 0) */
-    double L_total;         /* sum of all tasks' execution times */
-    double ideal;           /* max(L_total / all workers, longest task) */
-    double time;            /* the taskwait's duration on rank 0 */
-    int64_t tasks;          /* tasks of the phase, all ranks */
-    int64_t offloaded;      /* tasks executed away from their origin */
-    int64_t bytes_moved;    /* task and result bytes sent over MPI, all ranks */
+    int phase;           /* 0-based */
+    double W_max, W_avg; /* wallclock until workers ran out of work: max and mean over ranks */
+    double R_imb;        /* W_max / W_avg - 1 (0 when W_avg is 0) */
+    double L_total;      /* sum of all tasks' execution times */
+    double ideal;        /* max(L_total / all workers, longest task) */
+    double time;         /* the taskwait's duration on rank 0 */
+    int64_t tasks;       /* tasks of the phase, all ranks */
+    int64_t offloaded;   /* tasks executed away from their origin */
+    int64_t bytes_moved; /* task and result bytes sent over MPI, all ranks */
     /* This rank's own values. */
     double W_self, L_self;
-    double L_pred_self;     /* this rank's predicted load for the phase; -1 before a model exists */
+    double L_pred_self; /* this rank's predicted load for the phase; -1 before a model exists */
     int64_t tasks_self, offloaded_self, received_self;
 } tide_phase_stats;
 
 TIDE_API int tide_stats_last_phase(tide_phase_stats *out);
+
+/* ==== persistent migratable objects (runtime/src/objects*.c; docs/objects.md) ================ *
+ *
+ * A persistent object (a Charm++ chare) is a state buffer plus an iteration function. It lives on
+ * one rank at a time; tide_objects_iterate() runs every object's function once, as a Tide task on
+ * the object's current owner, and every TIDE_LB_PERIOD iterations the global strategy
+ * TIDE_GLOBAL_LB (none, greedy, refine, random, greedy_comm, refine_comm, smartlb, packdrop,
+ * distributed) computes a new mapping from the measured object loads, and objects migrate with
+ * their state. Objects send each other messages by id; a message sent during iteration k is
+ * delivered to the target at its iteration k+1, wherever it lives by then.
+ *
+ *   tide_init(...);
+ *   for each object this rank starts with: tide_object_create(id, &state, sizeof state, fn);
+ *   for each iteration: tide_objects_iterate();    // collective
+ * tide_objects_finalize();                       // collective (tide_finalize does it if not)
+ *   tide_finalize();
+ */
+
+/* One message in an object's inbox. data is valid only during the iteration function and has
+ * no alignment guarantee (copy it out with memcpy). */
+typedef struct tide_object_msg {
+    int64_t from;     /* id of the sending object */
+    const void *data; /* NULL when size is 0 */
+    size_t size;
+} tide_object_msg;
+
+/* What an iteration function knows about the call. */
+typedef struct tide_object_info {
+    int64_t id;        /* the object being iterated */
+    int64_t iteration; /* 0-based count of tide_objects_iterate calls */
+    int rank;          /* the rank executing it (the owner, unless TIDE_LB offloaded the task) */
+} tide_object_info;
+
+/* An object's iteration function. It may read and write its state (state_size bytes, the
+ * object's own buffer or a copy of it), read the ninbox messages delivered to it (sorted by
+ * sender id, then by the order the sender sent them), and call tide_object_send(info->id, ...).
+ * Like a task, it must touch nothing else that is rank-local. Runs on a worker thread. */
+typedef void (*tide_object_fn)(void *state, size_t state_size, const tide_object_msg *inbox,
+                               size_t ninbox, const tide_object_info *info);
+
+/* Creates object `id` (unique over all ranks; checked collectively at the next iterate) on this
+ * rank, copying state_size bytes of `state` (state may be NULL when state_size is 0). Between
+ * iterations, after tide_init. Thread-safe. TIDE_ERR_INVALID: id already known, fn NULL, ...;
+ * TIDE_ERR_UNSUPPORTED: fn has no portable identity (see tide_task_create). */
+TIDE_API int tide_object_create(int64_t id, const void *state, size_t state_size,
+                                tide_object_fn fn);
+
+/* Sends `size` bytes (copied now) from object from_id to object to_id. Only inside from_id's
+ * iteration function; thread-safe. TIDE_ERR_STATE outside an iteration function,
+ * TIDE_ERR_INVALID when from_id is not the object being iterated or to_id is unknown. */
+TIDE_API int tide_object_send(int64_t from_id, int64_t to_id, const void *data, size_t size);
+
+/* One iteration of every object: registers the objects created since the last call (fails on
+ * every rank alike with TIDE_ERR_INVALID when an id was created twice), runs the objects as
+ * tasks and waits for them (tide_taskwait, so tasks the application submitted run too), then,
+ * when a rescheduling is due, migrates objects, and finally routes the messages sent in this
+ * iteration to the targets' owners. Collective; from the application thread, outside tasks. */
+TIDE_API int tide_objects_iterate(void);
+
+/* The state buffer of a local object, between iterations (valid until the next iterate).
+ * TIDE_ERR_INVALID when the object does not live on this rank (or does not exist). */
+TIDE_API int tide_object_state(int64_t id, void **state, size_t *state_size);
+
+/* Ids of the objects living on this rank, ascending: *n receives how many there are; at most
+ * cap of them are written to ids (ids may be NULL when cap is 0). */
+TIDE_API int tide_objects_local(int64_t *ids, size_t cap, size_t *n);
+
+/* Replaces TIDE_GLOBAL_LB / TIDE_LB_PERIOD from now on (period >= 1; the count of iterations
+ * towards the next rescheduling restarts). Every rank must make the same call between the same
+ * iterations. TIDE_ERR_INVALID names the allowed strategies. */
+TIDE_API int tide_objects_set_lb(const char *strategy, int period);
+
+/* One rescheduling. Loads are seconds per iteration of a rank's objects (the mean over the
+ * iterations since the previous rescheduling); identical on every rank. */
+typedef struct tide_objects_lb_record {
+    int64_t iteration;              /* the 0-based iteration after which it ran */
+    double decision_s;              /* the strategy's own run time (max over ranks) */
+    double gather_s;                /* collecting loads, owners and the communication graph (max) */
+    double migrate_s;               /* moving the state buffers (max over ranks) */
+    int64_t moved;                  /* objects whose owner changed */
+    int64_t bytes_moved;            /* their state bytes */
+    double max_before, avg;         /* max and mean rank load under the old mapping */
+    double max_after;               /* max rank load the new mapping gives to the measured loads */
+    double comm_before, comm_after; /* message bytes per iteration between objects on different
+                                       ranks, old and new mapping */
+} tide_objects_lb_record;
+
+typedef struct tide_objects_stats {
+    int64_t iterations;          /* tide_objects_iterate calls completed */
+    int64_t objects;             /* registered objects, all ranks */
+    int64_t objects_self;        /* living on this rank */
+    int64_t reschedules;         /* strategy runs (none never runs) */
+    tide_objects_lb_record last; /* the latest one (all zero before the first) */
+    double decision_s_total, gather_s_total, migrate_s_total;
+    int64_t moved_total, bytes_moved_total;
+    int64_t messages, message_bytes; /* delivered, all ranks, all iterations */
+    /* Measured in the last iteration: rank load = sum of its objects' execution times. */
+    double load_max, load_avg, load_self;
+} tide_objects_stats;
+
+TIDE_API int tide_objects_stats_get(tide_objects_stats *out);
+
+/* Writes TIDE_OBJECTS_STATS (JSON, rank 0), prints a summary on rank 0 unless TIDE_QUIET, and
+ * frees every object and buffer. Collective; tide_finalize calls it when the program did not.
+ * Objects may be created again afterwards (a new layer starts at the next iterate). */
+TIDE_API int tide_objects_finalize(void);
 
 #ifdef __cplusplus
 }

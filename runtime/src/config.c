@@ -2,8 +2,11 @@
  * and for tide_config_set(). Every knob is documented in docs/config.md. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "objects_internal.h"
 
 #include <sched.h>
+
+#include "tide_global.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -167,6 +170,27 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
             return bad(err, len, name, v, "the path of a tool library (shorter than 1024 bytes)");
         snprintf(c->tool_path, sizeof c->tool_path, "%s", v);
         rc = TIDE_OK;
+    } else if (strcmp(name, "TIDE_GLOBAL_LB") == 0) {
+        if (!tide_lb_find(v)) {
+            size_t n;
+            const tide_lb_strategy *all = tide_lb_strategies(&n);
+            char allowed[192] = "one of";
+            for (size_t k = 0; k < n; k++) {
+                strncat(allowed, k ? ", " : " ", sizeof allowed - strlen(allowed) - 1);
+                strncat(allowed, all[k].name, sizeof allowed - strlen(allowed) - 1);
+            }
+            return bad(err, len, name, v, allowed);
+        }
+        snprintf(c->global_lb, sizeof c->global_lb, "%s", v);
+        rc = TIDE_OK;
+    } else if (strcmp(name, "TIDE_LB_PERIOD") == 0) {
+        rc = parse_long(name, v, 1, 1000000000L, &l, err, len);
+        if (rc == TIDE_OK) c->lb_period = (int)l;
+    } else if (strcmp(name, "TIDE_OBJECTS_STATS") == 0) {
+        if (strlen(v) >= sizeof c->objects_stats_path)
+            return bad(err, len, name, v, "a path shorter than 1024 bytes");
+        snprintf(c->objects_stats_path, sizeof c->objects_stats_path, "%s", v);
+        rc = TIDE_OK;
     } else {
         snprintf(err, len,
                  "%s is not a Tide variable (see docs/config.md; a misspelt knob would "
@@ -200,6 +224,8 @@ void tide_config_defaults(tide_config *c)
     c->ws_half = 1;
     c->ws_backoff_max_us = 2000;
     tide_model_params_defaults(&c->pred);
+    snprintf(c->global_lb, sizeof c->global_lb, "none");
+    c->lb_period = 10;
 }
 
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len)

@@ -54,6 +54,9 @@ typedef struct tide_config {
     int ws_backoff_max_us;  /* TIDE_WS_BACKOFF_MAX_US */
     tide_model_params pred; /* TIDE_PRED_*: the load model */
     char tool_path[1024];   /* TIDE_TOOL */
+    char global_lb[32];     /* TIDE_GLOBAL_LB: objects' global strategy (tide_lb_find name) */
+    int lb_period;          /* TIDE_LB_PERIOD: iterations between reschedulings */
+    char objects_stats_path[1024]; /* TIDE_OBJECTS_STATS; "" = none */
 } tide_config;
 
 void tide_config_defaults(tide_config *cfg);
@@ -260,8 +263,8 @@ void tide_replica_finalize(tide_rt *rt);
 void tide_comm_send(tide_rt *rt, int dest, unsigned char *buf, size_t len);
 
 /* The strategies built on the engine (lb_*.c). */
-extern const tide_strategy tide_lb_random, tide_lb_react, tide_lb_proact, tide_lb_proact_react,
-    tide_lb_ws, tide_lb_rep, tide_lb_react_rep;
+extern const tide_strategy tide_strategy_random, tide_strategy_react, tide_strategy_proact, tide_strategy_proact_react,
+    tide_strategy_ws, tide_strategy_rep, tide_strategy_react_rep;
 /* The reactive decision of one round, shared by react and proact_react. */
 void tide_react_round(tide_rt *rt, const tide_rank_status *all);
 

@@ -100,12 +100,12 @@ static void proact_round(tide_rt *rt, const tide_rank_status *all)
     if (!planned) tide_react_round(rt, all);
 }
 
-const tide_strategy tide_lb_proact = {.name = "proact",
+const tide_strategy tide_strategy_proact = {.name = "proact",
                                      .phase_sync = true,
                                      .rounds = true,
                                      .phase_begin = proact_begin,
                                      .round = proact_round};
-const tide_strategy tide_lb_proact_react = {.name = "proact_react",
+const tide_strategy tide_strategy_proact_react = {.name = "proact_react",
                                            .phase_sync = true,
                                            .rounds = true,
                                            .phase_begin = proact_begin,

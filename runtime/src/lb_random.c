@@ -14,5 +14,5 @@ static void random_phase_begin(tide_rt *rt, const tide_rank_status *all)
     }
 }
 
-const tide_strategy tide_lb_random = {
+const tide_strategy tide_strategy_random = {
     .name = "random", .phase_sync = true, .phase_begin = random_phase_begin};

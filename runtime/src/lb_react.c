@@ -22,5 +22,5 @@ void tide_react_round(tide_rt *rt, const tide_rank_status *all)
     free(load);
 }
 
-const tide_strategy tide_lb_react = {
+const tide_strategy tide_strategy_react = {
     .name = "react", .phase_sync = true, .rounds = true, .round = tide_react_round};

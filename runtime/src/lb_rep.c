@@ -35,12 +35,12 @@ static void react_rep_round(tide_rt *rt, const tide_rank_status *all)
     pair_and_act(rt, all, true);
 }
 
-const tide_strategy tide_lb_rep = {.name = "rep",
+const tide_strategy tide_strategy_rep = {.name = "rep",
                                    .phase_sync = true,
                                    .rounds = true,
                                    .phase_begin = rep_round,
                                    .round = rep_round};
-const tide_strategy tide_lb_react_rep = {.name = "react_rep",
+const tide_strategy tide_strategy_react_rep = {.name = "react_rep",
                                          .phase_sync = true,
                                          .rounds = true,
                                          .phase_begin = react_rep_round,

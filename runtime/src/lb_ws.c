@@ -75,7 +75,7 @@ static void ws_control(tide_rt *rt, int src, const tide_control *msg)
     }
 }
 
-const tide_strategy tide_lb_ws = {.name = "ws",
+const tide_strategy tide_strategy_ws = {.name = "ws",
                                   .phase_sync = true,
                                   .rounds = true,
                                   .phase_begin = ws_begin,

@@ -5,12 +5,12 @@
 
 #include <string.h>
 
-static const tide_strategy tide_lb_none = {.name = "none"};
+static const tide_strategy tide_strategy_none = {.name = "none"};
 
 static const tide_strategy *const strategies[] = {
-    &tide_lb_none,   &tide_lb_ws,     &tide_lb_react,
-    &tide_lb_rep,    &tide_lb_react_rep,    &tide_lb_proact,
-    &tide_lb_proact_react, &tide_lb_random,
+    &tide_strategy_none,   &tide_strategy_ws,     &tide_strategy_react,
+    &tide_strategy_rep,    &tide_strategy_react_rep,    &tide_strategy_proact,
+    &tide_strategy_proact_react, &tide_strategy_random,
 };
 
 #define NSTRATEGIES (sizeof strategies / sizeof *strategies)

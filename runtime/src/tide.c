@@ -188,6 +188,8 @@ int tide_finalize(void)
     if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_finalize without tide_init");
     if (atomic_load(&rt->in_taskwait))
         return tide_fail(TIDE_ERR_STATE, "tide_finalize during tide_taskwait");
+    /* The objects layer, if the program used it and did not finalize it itself. */
+    int objects_rc = tide_objects_finalize();
     /* Tasks submitted after the last taskwait never ran: say so rather than drop them quietly. */
     long leftover = 0;
     for (tide_task *t; (t = tide_queue_pop_front(&rt->local)); leftover++) tide_task_free(t);
@@ -195,7 +197,7 @@ int tide_finalize(void)
         fprintf(stderr, "tide: rank %d: %ld submitted tasks were never run (no tide_taskwait "
                 "after their submission)\n", rt->rank, leftover);
     tide_comm_stop(rt);
-    int rc = TIDE_OK;
+    int rc = objects_rc;
     if (rt->rank == 0) {
         if (rt->cfg.stats_path[0])
             rc = tide_stats_write_json(&rt->log, &rt->cfg, rt->threads, rt->cfg.stats_path);

@@ -1,0 +1,131 @@
+/* Internal structures of the persistent-objects layer (objects*.c, docs/objects.md).
+ *
+ * Every rank keeps a replicated directory of all objects (id, owner, state size), sorted by id:
+ * it changes only between iterations, identically everywhere (registration is an allgather,
+ * migration follows a mapping every rank computed from the same bytes), so a worker thread can
+ * look up a message's target without locking and every rank routes alike. */
+#ifndef TIDE_OBJECTS_INTERNAL_H
+#define TIDE_OBJECTS_INTERNAL_H
+
+#include "internal.h"
+#include "tide_global.h"
+
+/* A message record, in outboxes, on the wire and in inboxes: this header, then `size` bytes,
+ * then zero padding to a multiple of 8. */
+typedef struct tide_obj_msghdr {
+    int64_t from, to;
+    uint32_t seq; /* the sender's count of messages within its iteration: delivery order */
+    uint32_t pad;
+    uint64_t size;
+} tide_obj_msghdr;
+
+#define TIDE_OBJ_PAD8(x) (((x) + 7u) & ~(size_t)7u)
+#define TIDE_OBJ_REC(size) (sizeof(tide_obj_msghdr) + TIDE_OBJ_PAD8(size))
+
+typedef struct tide_obj_buf {
+    unsigned char *data;
+    size_t len, cap;
+} tide_obj_buf;
+
+typedef struct tide_obj {
+    int64_t id;
+    size_t size;
+    unsigned char *state;
+    tide_object_fn fn;  /* its address in this process */
+    tide_fnid fnid;     /* its portable identity: how it travels */
+    double time;        /* OUT of the latest iteration's task */
+    double load_sum;    /* execution time since the last rescheduling */
+    int64_t load_n;     /* iterations it ran since then */
+    tide_obj_buf inbox; /* messages for its next iteration */
+    uint64_t ninbox;
+    tide_obj_buf running; /* the inbox its running task reads (sorted) */
+    uint64_t nrunning;
+} tide_obj;
+
+typedef struct tide_obj_edge {
+    int64_t from, to;
+    double bytes;
+} tide_obj_edge;
+
+typedef struct tide_objects_layer {
+    bool started; /* the collective part exists (communicator) */
+    bool broken;  /* a collective check failed: every later call reports it */
+    char broken_msg[400];
+    MPI_Comm comm;
+    int rank, size;
+
+    /* Directory, identical on every rank, sorted by id. */
+    int64_t ndir, dir_cap;
+    int64_t *dir_id, *dir_size;
+    int32_t *dir_owner;
+
+    /* This rank's objects sorted by id, and those created since the last iterate. */
+    tide_obj **loc;
+    int64_t nloc, loc_cap;
+    tide_obj **pending;
+    int64_t npending, pending_cap;
+    pthread_mutex_t pending_lock;
+
+    /* Messages sent by the object tasks executed here, and the volumes since the last
+     * rescheduling (sorted by (from, to), one entry per pair). */
+    pthread_mutex_t out_lock;
+    tide_obj_buf out;
+    int64_t nout;
+    tide_obj_edge *edges;
+    int64_t nedges, edges_cap;
+    int64_t window; /* iterations since the last rescheduling */
+
+    const tide_lb_strategy *lb;
+    int period;
+    int64_t iteration;
+
+    /* Statistics. */
+    tide_objects_stats st;
+    tide_objects_lb_record *hist;
+    int64_t nhist, hist_cap;
+    double *iter_load; /* per iteration: max, avg rank load */
+    int64_t iter_cap;
+    /* The latest rescheduling's input, for the JSON report. */
+    int64_t last_nobj, last_nedges;
+    int64_t *last_id;
+    double *last_load;
+    int32_t *last_owner, *last_new;
+    tide_obj_edge *last_edges;
+} tide_objects_layer;
+
+/* objects_dir.c: the directory and the local table. */
+int64_t tide_objdir_find(const tide_objects_layer *L, int64_t id); /* index or -1 */
+tide_obj *tide_objloc_find(const tide_objects_layer *L, int64_t id);
+/* Registers the objects created since the last iterate on every rank (collective). On a
+ * duplicate id every rank fails alike and the layer is marked broken. */
+int tide_objdir_register(tide_objects_layer *L);
+void tide_objloc_sort(tide_objects_layer *L);
+void tide_obj_free(tide_obj *o);
+bool tide_obj_buf_reserve(tide_obj_buf *b, size_t extra);
+/* Grows an array of elements of `elem` bytes so that it holds `need`; false when out of memory. */
+bool tide_obj_grow(void **arr, int64_t *cap, int64_t need, size_t elem);
+
+/* objects_route.c: messages. */
+/* Folds the outbox into the communication volumes. */
+void tide_objmsg_count(tide_objects_layer *L);
+/* Sends every outbox message to its target's current owner and appends it to the inbox. */
+void tide_objmsg_route(tide_objects_layer *L, int64_t *delivered, int64_t *bytes);
+/* Gives o's inbox to its next task, sorted by (from, seq). */
+void tide_objmsg_take_inbox(tide_obj *o);
+
+/* objects_lb.c: one rescheduling (collective). */
+void tide_objlb_run(tide_objects_layer *L, uint64_t seed);
+
+/* objects_stats.c */
+void tide_objstats_iteration(tide_objects_layer *L, double load_self, int64_t delivered,
+                             int64_t bytes);
+int tide_objstats_write_json(const tide_objects_layer *L, const char *path);
+void tide_objstats_print(const tide_objects_layer *L, FILE *out);
+
+/* A failed allocation inside a collective step cannot be reported to the other ranks. */
+#define TIDE_OBJ_NEED(p)                                                                           \
+    do {                                                                                           \
+        if (!(p)) tide_fatal("objects: out of memory (%s:%d)", __FILE__, __LINE__);                \
+    } while (0)
+
+#endif

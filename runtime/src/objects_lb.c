@@ -1,0 +1,317 @@
+/* One global rescheduling: every rank gathers the same loads and communication graph, runs the
+ * same pure strategy (offload/global) on the same bytes, and so obtains the same mapping without
+ * broadcasting it; then each state buffer travels once, from its old owner to its new one. */
+#include "objects_internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A migrating object on the wire: this header, then its state padded to 8 bytes. */
+typedef struct mig_hdr {
+    int64_t id;
+    uint64_t size;
+    uint64_t fn_module, fn_offset;
+} mig_hdr;
+
+static int to_int(size_t n, const char *what)
+{
+    if (n > INT_MAX)
+        tide_fatal("objects: %s of %zu bytes for one rank exceeds MPI's int counts", what, n);
+    return (int)n;
+}
+
+/* Per-rank counts and displacements of the directory entries each rank owns: the order in
+ * which every rank lists its own objects (ascending id) is the directory's order. */
+static void owner_counts(const tide_objects_layer *L, int *counts, int *displs)
+{
+    for (int r = 0; r < L->size; r++)
+        counts[r] = 0;
+    for (int64_t i = 0; i < L->ndir; i++)
+        counts[L->dir_owner[i]]++;
+    for (int r = 0, d = 0; r < L->size; r++) {
+        displs[r] = d;
+        d += counts[r];
+    }
+}
+
+static double *gather_loads(const tide_objects_layer *L)
+{
+    int *counts = malloc((size_t)L->size * sizeof *counts);
+    int *displs = malloc((size_t)L->size * sizeof *displs);
+    double *mine = malloc((size_t)(L->nloc + 1) * sizeof *mine);
+    double *all = malloc((size_t)(L->ndir + 1) * sizeof *all);
+    double *load = malloc((size_t)(L->ndir + 1) * sizeof *load);
+    TIDE_OBJ_NEED(counts && displs && mine && all && load);
+    for (int64_t i = 0; i < L->nloc; i++) {
+        const tide_obj *o = L->loc[i];
+        mine[i] = o->load_n ? o->load_sum / (double)o->load_n : 0.0;
+    }
+    owner_counts(L, counts, displs);
+    MPI_Allgatherv(mine, (int)L->nloc, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, L->comm);
+    for (int r = 0; r < L->size; r++)
+        counts[r] = 0;
+    for (int64_t i = 0; i < L->ndir; i++) {
+        int r = L->dir_owner[i];
+        load[i] = all[displs[r] + counts[r]++];
+    }
+    free(counts);
+    free(displs);
+    free(mine);
+    free(all);
+    return load;
+}
+
+typedef struct iedge {
+    int64_t u, v;
+    double vol;
+} iedge;
+
+static int cmp_iedge(const void *a, const void *b)
+{
+    const iedge *x = a, *y = b;
+    if (x->u != y->u) return (x->u > y->u) - (x->u < y->u);
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+/* All ranks' message volumes as one graph over directory indices, per iteration of the
+ * window. Returns the number of edges gathered (with ids, kept for the report). */
+static int64_t gather_graph(tide_objects_layer *L, tide_obj_edge **edges_out, int64_t **off,
+                            int64_t **adj, double **vol)
+{
+    int np = L->size;
+    int *counts = malloc((size_t)np * sizeof *counts),
+        *displs = malloc((size_t)np * sizeof *displs);
+    TIDE_OBJ_NEED(counts && displs);
+    int mine = to_int((size_t)L->nedges * sizeof(tide_obj_edge), "communication graph");
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, L->comm);
+    size_t total = 0;
+    for (int r = 0; r < np; r++) {
+        displs[r] = to_int(total, "communication graph");
+        total += (size_t)counts[r];
+    }
+    tide_obj_edge *all = malloc(total + 1);
+    TIDE_OBJ_NEED(all);
+    MPI_Allgatherv(L->edges, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, L->comm);
+    free(counts);
+    free(displs);
+    int64_t m = (int64_t)(total / sizeof *all);
+    *edges_out = all;
+    *off = NULL;
+    *adj = NULL;
+    *vol = NULL;
+    if (m == 0) return 0;
+
+    iedge *e = malloc((size_t)m * sizeof *e);
+    TIDE_OBJ_NEED(e);
+    double per_iter = L->window > 0 ? 1.0 / (double)L->window : 1.0;
+    for (int64_t i = 0; i < m; i++) {
+        int64_t u = tide_objdir_find(L, all[i].from), v = tide_objdir_find(L, all[i].to);
+        if (u < 0 || v < 0) tide_fatal("objects: communication graph names an unknown object");
+        e[i] = (iedge){u, v, all[i].bytes * per_iter};
+    }
+    qsort(e, (size_t)m, sizeof *e, cmp_iedge);
+    int64_t k = 0;
+    for (int64_t i = 0; i < m; i++) {
+        if (k > 0 && e[k - 1].u == e[i].u && e[k - 1].v == e[i].v)
+            e[k - 1].vol += e[i].vol;
+        else
+            e[k++] = e[i];
+    }
+    *off = calloc((size_t)L->ndir + 1, sizeof **off);
+    *adj = malloc((size_t)k * sizeof **adj);
+    *vol = malloc((size_t)k * sizeof **vol);
+    TIDE_OBJ_NEED(*off && *adj && *vol);
+    for (int64_t i = 0; i < k; i++) {
+        (*off)[e[i].u + 1]++;
+        (*adj)[i] = e[i].v;
+        (*vol)[i] = e[i].vol;
+    }
+    for (int64_t i = 0; i < L->ndir; i++)
+        (*off)[i + 1] += (*off)[i];
+    free(e);
+    return m;
+}
+
+/* Sends every local object whose new owner is another rank there, state and identity, and
+ * adopts the objects arriving here. Inboxes are empty at this point (routing comes after). */
+static void migrate(tide_objects_layer *L, const int32_t *new_owner)
+{
+    int np = L->size;
+    size_t *need = calloc((size_t)np, sizeof *need);
+    int *scount = malloc((size_t)np * sizeof *scount),
+        *sdispl = malloc((size_t)np * sizeof *sdispl);
+    int *rcount = malloc((size_t)np * sizeof *rcount),
+        *rdispl = malloc((size_t)np * sizeof *rdispl);
+    TIDE_OBJ_NEED(need && scount && sdispl && rcount && rdispl);
+    for (int64_t i = 0; i < L->nloc; i++) {
+        const tide_obj *o = L->loc[i];
+        int dest = new_owner[tide_objdir_find(L, o->id)];
+        if (o->ninbox)
+            tide_fatal("objects: object %lld migrates with undelivered messages", (long long)o->id);
+        if (dest != L->rank) need[dest] += sizeof(mig_hdr) + TIDE_OBJ_PAD8(o->size);
+    }
+    size_t total = 0;
+    for (int r = 0; r < np; r++) {
+        scount[r] = to_int(need[r], "migration");
+        sdispl[r] = to_int(total, "migration");
+        need[r] = total;
+        total += (size_t)scount[r];
+    }
+    unsigned char *send = calloc(total + 1, 1);
+    TIDE_OBJ_NEED(send);
+    int64_t kept = 0;
+    for (int64_t i = 0; i < L->nloc; i++) {
+        tide_obj *o = L->loc[i];
+        int dest = new_owner[tide_objdir_find(L, o->id)];
+        if (dest == L->rank) {
+            L->loc[kept++] = o;
+            continue;
+        }
+        mig_hdr h = {o->id, o->size, o->fnid.module, o->fnid.offset};
+        memcpy(send + need[dest], &h, sizeof h);
+        if (o->size) memcpy(send + need[dest] + sizeof h, o->state, o->size);
+        need[dest] += sizeof h + TIDE_OBJ_PAD8(o->size);
+        tide_obj_free(o);
+    }
+    L->nloc = kept;
+    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, L->comm);
+    size_t rtotal = 0;
+    for (int r = 0; r < np; r++) {
+        rdispl[r] = to_int(rtotal, "migration");
+        rtotal += (size_t)rcount[r];
+    }
+    unsigned char *recv = malloc(rtotal + 1);
+    TIDE_OBJ_NEED(recv);
+    MPI_Alltoallv(send, scount, sdispl, MPI_BYTE, recv, rcount, rdispl, MPI_BYTE, L->comm);
+    free(send);
+
+    for (size_t off = 0; off < rtotal;) {
+        mig_hdr h;
+        if (rtotal - off < sizeof h) tide_fatal("objects: truncated migration record");
+        memcpy(&h, recv + off, sizeof h);
+        int64_t k = tide_objdir_find(L, h.id);
+        if (k < 0 || new_owner[k] != L->rank || (uint64_t)L->dir_size[k] != h.size ||
+            h.size > rtotal - off - sizeof h)
+            tide_fatal("objects: migration record for object %lld does not match the mapping",
+                       (long long)h.id);
+        tide_obj *o = calloc(1, sizeof *o);
+        TIDE_OBJ_NEED(o);
+        o->id = h.id;
+        o->size = h.size;
+        o->state = malloc(h.size + 1);
+        TIDE_OBJ_NEED(o->state);
+        if (h.size) memcpy(o->state, recv + off + sizeof h, h.size);
+        o->fnid = (tide_fnid){h.fn_module, h.fn_offset};
+        tide_task_fn fn = tide_fnid_resolve(o->fnid);
+        if (!fn)
+            tide_fatal("objects: object %lld arrived with a function this process does not have",
+                       (long long)h.id);
+        o->fn = (tide_object_fn)(void (*)(void))fn;
+        TIDE_OBJ_NEED(tide_obj_grow((void **)&L->loc, &L->loc_cap, L->nloc + 1, sizeof *L->loc));
+        L->loc[L->nloc++] = o;
+        off += sizeof h + TIDE_OBJ_PAD8(h.size);
+    }
+    free(recv);
+    tide_objloc_sort(L);
+    if (L->ndir) memcpy(L->dir_owner, new_owner, (size_t)L->ndir * sizeof *new_owner);
+    free(need);
+    free(scount);
+    free(sdispl);
+    free(rcount);
+    free(rdispl);
+}
+
+/* Keeps the input and result of the latest rescheduling for the JSON report. */
+static void keep_last(tide_objects_layer *L, double *load, int32_t *new_owner, tide_obj_edge *edges,
+                      int64_t nedges)
+{
+    free(L->last_id);
+    free(L->last_load);
+    free(L->last_owner);
+    free(L->last_new);
+    free(L->last_edges);
+    L->last_nobj = L->ndir;
+    L->last_id = malloc((size_t)(L->ndir + 1) * sizeof *L->last_id);
+    L->last_owner = malloc((size_t)(L->ndir + 1) * sizeof *L->last_owner);
+    TIDE_OBJ_NEED(L->last_id && L->last_owner);
+    if (L->ndir) memcpy(L->last_id, L->dir_id, (size_t)L->ndir * sizeof *L->last_id);
+    if (L->ndir) memcpy(L->last_owner, L->dir_owner, (size_t)L->ndir * sizeof *L->last_owner);
+    L->last_load = load;
+    L->last_new = new_owner;
+    L->last_edges = edges;
+    L->last_nedges = nedges;
+}
+
+void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
+{
+    double t0 = tide_now();
+    double *load = gather_loads(L);
+    tide_obj_edge *edges;
+    int64_t *off, *adj;
+    double *vol;
+    int64_t nedges = gather_graph(L, &edges, &off, &adj, &vol);
+    double *bytes = malloc((size_t)(L->ndir + 1) * sizeof *bytes);
+    int32_t *new_owner = malloc((size_t)(L->ndir + 1) * sizeof *new_owner);
+    TIDE_OBJ_NEED(bytes && new_owner);
+    for (int64_t i = 0; i < L->ndir; i++)
+        bytes[i] = (double)L->dir_size[i];
+    tide_lb_input in = {.np = L->size,
+                        .nobj = L->ndir,
+                        .load = load,
+                        .owner = L->dir_owner,
+                        .bytes = bytes,
+                        .speed = NULL,
+                        .comm_off = off,
+                        .comm_adj = adj,
+                        .comm_vol = vol};
+    tide_lb_params params;
+    tide_lb_params_default(&params);
+    params.seed = seed;
+    double t1 = tide_now();
+    int rc = L->lb->plan(&in, &params, new_owner);
+    double t2 = tide_now();
+    if (rc != TIDE_PLAN_OK)
+        tide_fatal("objects: strategy %s rejected its input (code %d)", L->lb->name, rc);
+    tide_lb_summary sum;
+    if (tide_lb_summarize(&in, new_owner, &sum) != TIDE_PLAN_OK)
+        tide_fatal("objects: the mapping of strategy %s is invalid", L->lb->name);
+    keep_last(L, load, new_owner, edges, nedges);
+    migrate(L, new_owner);
+    double t3 = tide_now();
+
+    double mine[3] = {t1 - t0, t2 - t1, t3 - t2}, most[3];
+    MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, L->comm);
+    tide_objects_lb_record rec = {.iteration = L->iteration,
+                                  .gather_s = most[0],
+                                  .decision_s = most[1],
+                                  .migrate_s = most[2],
+                                  .moved = sum.moved,
+                                  .bytes_moved = (int64_t)sum.bytes_moved,
+                                  .max_before = sum.max_before,
+                                  .avg = sum.avg,
+                                  .max_after = sum.max_after,
+                                  .comm_before = sum.comm_before,
+                                  .comm_after = sum.comm_after};
+    TIDE_OBJ_NEED(tide_obj_grow((void **)&L->hist, &L->hist_cap, L->nhist + 1, sizeof *L->hist));
+    L->hist[L->nhist++] = rec;
+    tide_objects_stats *st = &L->st;
+    st->reschedules++;
+    st->last = rec;
+    st->gather_s_total += rec.gather_s;
+    st->decision_s_total += rec.decision_s;
+    st->migrate_s_total += rec.migrate_s;
+    st->moved_total += rec.moved;
+    st->bytes_moved_total += rec.bytes_moved;
+
+    for (int64_t i = 0; i < L->nloc; i++) {
+        L->loc[i]->load_sum = 0;
+        L->loc[i]->load_n = 0;
+    }
+    L->nedges = 0;
+    L->window = 0;
+    free(bytes);
+    free(off);
+    free(adj);
+    free(vol);
+}
