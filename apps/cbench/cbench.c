@@ -1,9 +1,11 @@
 /* cbench: the expression-driven synthetic benchmark of ComprehensiveBench (docs/cbench.md).
- * This binary evaluates expressions (--eval) and checks parameter files (--check); running the
- * benchmark itself needs the objects layer (issue 8). */
+ * The command line: evaluates expressions (--eval), checks parameter files (--check), or runs
+ * the benchmark on Tide's objects layer (run.c). */
 #include "params.h"
+#include "run.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +13,18 @@
 static const char usage[] =
     "usage: cbench --eval EXPR [--t T] [--i I] [--n N] [--p P] [--r R] [--lbfreq L]\n"
     "       cbench --check FILE [--check-iters K|all] [--NAME VALUE ...]\n"
-    "       cbench [FILE] [--NAME VALUE ...]        (run the benchmark)\n"
+    "       cbench [FILE] [--NAME VALUE ...] [--kernel work|sleep] [--json OUT]   (run; MPI)\n"
     "  --eval EXPR     print the value of EXPR; a variable it reads must be given\n"
     "  --check FILE    read FILE, apply the --NAME VALUE overrides, evaluate every expression\n"
     "                  for all t in [0,n) and i = 1..min(r,K), print the resolved configuration\n"
     "  --check-iters K iterations --check evaluates (default 3; all: every iteration)\n"
     "  --NAME VALUE    set a parameter, overriding the file: n p r lbfreq load_unit int_op gcomm\n"
     "                  initmap tasksize load msgnum msgsize (also --NAME=VALUE)\n"
-    "exit codes: 0 ok, 2 bad options, parameters or expressions\n";
+    "  --kernel K      run: work (int_op arithmetic, calibrated on rank 0; default) or sleep\n"
+    "  --json OUT      run: rank 0 writes cbench's summary (times, reschedules) to OUT\n"
+    "  strategy: TIDE_GLOBAL_LB (every lbfreq iterations; TIDE_LB_PERIOD when lbfreq is not set)\n"
+    "exit codes: 0 ok, 1 a run's message or state check failed, 2 bad options, parameters or\n"
+    "expressions (also an evaluation error during a run)\n";
 
 #define MAX_OVERRIDES 64
 #define CHECK_ITERS 3
@@ -179,17 +185,22 @@ static int run_check(const char *file, int64_t iters, const setting *opt, int no
     return rc ? 2 : 0;
 }
 
-static int run_benchmark(const char *file, const setting *opt, int nopt)
+static int run_benchmark(const char *file, const setting *opt, int nopt, cbench_run_opts *ro,
+                         int *argc, char ***argv)
 {
     static char err[CBENCH_ERR_LEN];
     cbench_config c;
     cbench_config_init(&c);
     int rc = load_config(&c, file, opt, nopt, err, sizeof err) ||
              cbench_config_finish(&c, false, err, sizeof err);
+    if (rc) {
+        cbench_config_free(&c);
+        return die(err);
+    }
+    ro->file = file;
+    rc = cbench_run(&c, ro, argc, argv);
     cbench_config_free(&c);
-    if (rc) return die(err);
-    return die("running the benchmark is not yet available: it needs the objects layer (issue 8); "
-               "use --check to validate the configuration");
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -199,6 +210,8 @@ int main(int argc, char **argv)
     const char *eval = NULL, *check = NULL, *file = NULL;
     int64_t check_iters = 0; /* 0: not given */
     char err[512];
+    cbench_run_opts ro = {CBENCH_KERNEL_WORK, NULL, NULL, -1};
+    bool run_opts = false;
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -227,6 +240,28 @@ int main(int argc, char **argv)
             }
             continue;
         }
+        if (!strcmp(a, "--test-extra-message")) { /* undocumented in --help: for the tests */
+            const char *v = k + 1 < argc ? argv[++k] : "";
+            run_opts = true;
+            if (parse_i64(v, &ro.extra_message_from) || ro.extra_message_from < 0)
+                return die("--test-extra-message needs an object id");
+            continue;
+        }
+        if (!strcmp(a, "--kernel") || !strcmp(a, "--json")) {
+            const char *v = k + 1 < argc ? argv[++k] : "";
+            run_opts = true;
+            if (a[2] == 'j') {
+                if (!*v) return die("--json needs a file name");
+                ro.json = v;
+            } else if (!strcmp(v, "work") || !strcmp(v, "sleep")) {
+                ro.kernel = v[0] == 's' ? CBENCH_KERNEL_SLEEP : CBENCH_KERNEL_WORK;
+            } else {
+                snprintf(err, sizeof err, "--kernel '%.100s' is invalid: expected work or sleep",
+                         v);
+                return die(err);
+            }
+            continue;
+        }
         if (strncmp(a, "--", 2)) {
             if (file) {
                 snprintf(err, sizeof err, "unexpected argument '%.200s': one parameter file only",
@@ -242,11 +277,12 @@ int main(int argc, char **argv)
     if (eval && file) return die("--eval takes no parameter file");
     if (check && file) return die("--check takes one parameter file, not two");
     if (check_iters && !check) return die("--check-iters needs --check");
+    if (run_opts && (eval || check)) return die("--kernel and --json are options of a run");
     if (eval) return run_eval(eval, opt, nopt);
     if (check) return run_check(check, check_iters ? check_iters : CHECK_ITERS, opt, nopt);
     if (!file && nopt == 0) {
         fputs(usage, stderr);
         return 2;
     }
-    return run_benchmark(file, opt, nopt);
+    return run_benchmark(file, opt, nopt, &ro, &argc, &argv);
 }
