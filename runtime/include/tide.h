@@ -215,6 +215,13 @@ typedef struct tide_objects_lb_record {
     double max_after;               /* max rank load the new mapping gives to the measured loads */
     double comm_before, comm_after; /* message bytes per iteration between objects on different
                                        ranks, old and new mapping */
+    /* The distributed protocols (packdrop, distributed); zero for the centralized strategies. */
+    int64_t gossip_rounds;    /* gossip rounds until quiescence */
+    int64_t gossip_messages;  /* gossip messages, all ranks */
+    int64_t handshake_rounds; /* packdrop: BatchSend rounds; distributed: transfer phases */
+    int64_t proposals;        /* batches (packdrop) or objects (distributed) proposed */
+    int64_t refused;          /* proposals the target refused */
+    int64_t unplaced;         /* batches / objects that found no target and stayed home */
 } tide_objects_lb_record;
 
 typedef struct tide_objects_stats {

@@ -333,11 +333,7 @@ static void layer_free(tide_objects_layer *L)
     free(L->edges);
     free(L->hist);
     free(L->iter_load);
-    free(L->last_id);
-    free(L->last_load);
-    free(L->last_owner);
-    free(L->last_new);
-    free(L->last_edges);
+    tide_objstats_free_last(L);
     pthread_mutex_destroy(&L->pending_lock);
     pthread_mutex_destroy(&L->out_lock);
     free(L);
@@ -357,6 +353,7 @@ int tide_objects_finalize(void)
     int rc = TIDE_OK;
     if (L->started) {
         const tide_config *cfg = &tide_rt_global->cfg;
+        tide_objstats_gather_last(L);
         if (L->rank == 0 && cfg->objects_stats_path[0])
             rc = tide_objstats_write_json(L, cfg->objects_stats_path);
         if (L->rank == 0 && !cfg->quiet) tide_objstats_print(L, stdout);

@@ -76,6 +76,10 @@ static int cmp_obj(const void *a, const void *b)
 void tide_objloc_sort(tide_objects_layer *L)
 {
     if (L->nloc > 1) qsort(L->loc, (size_t)L->nloc, sizeof *L->loc, cmp_obj);
+    for (int64_t i = 1; i < L->nloc; i++)
+        if (L->loc[i - 1]->id == L->loc[i]->id)
+            tide_fatal("objects: object %lld is held twice on rank %d", (long long)L->loc[i]->id,
+                       L->rank);
 }
 
 typedef struct entry {

@@ -87,6 +87,7 @@ typedef struct tide_objects_layer {
     int64_t iter_cap;
     /* The latest rescheduling's input, for the JSON report. */
     int64_t last_nobj, last_nedges;
+    bool last_local; /* the last_* arrays hold this rank's part only (distributed strategies) */
     int64_t *last_id;
     double *last_load;
     int32_t *last_owner, *last_new;
@@ -115,11 +116,28 @@ void tide_objmsg_take_inbox(tide_obj *o);
 
 /* objects_lb.c: one rescheduling (collective). */
 void tide_objlb_run(tide_objects_layer *L, uint64_t seed);
+/* Records a finished rescheduling and starts the next measurement window. */
+void tide_objlb_finish(tide_objects_layer *L, const tide_objects_lb_record *rec);
+/* Migration records: an object's identity and state, as it travels. */
+size_t tide_objmig_size(const tide_obj *o);
+size_t tide_objmig_pack(const tide_obj *o, unsigned char *dst); /* returns tide_objmig_size */
+/* Adopts every object of a received buffer into the local table (unsorted: sort after).
+ * new_owner (directory order, may be NULL) must name this rank for each of them. */
+void tide_objmig_adopt(tide_objects_layer *L, const unsigned char *buf, size_t len,
+                       const int32_t *new_owner);
+
+/* objects_dlb.c: packdrop and distributed as message protocols between the ranks (collective):
+ * no rank learns the loads of all objects or ranks. */
+void tide_objdlb_run(tide_objects_layer *L, uint64_t seed);
 
 /* objects_stats.c */
 void tide_objstats_iteration(tide_objects_layer *L, double load_self, int64_t delivered,
                              int64_t bytes);
 int tide_objstats_write_json(const tide_objects_layer *L, const char *path);
+/* Collective: when last_local, gathers every rank's part of the last rescheduling on rank 0. */
+void tide_objstats_gather_last(tide_objects_layer *L);
+/* Frees the kept input of the latest rescheduling (the report's last_reschedule). */
+void tide_objstats_free_last(tide_objects_layer *L);
 void tide_objstats_print(const tide_objects_layer *L, FILE *out);
 
 /* A failed allocation inside a collective step cannot be reported to the other ranks. */

@@ -14,6 +14,50 @@ typedef struct mig_hdr {
     uint64_t fn_module, fn_offset;
 } mig_hdr;
 
+size_t tide_objmig_size(const tide_obj *o)
+{
+    return sizeof(mig_hdr) + TIDE_OBJ_PAD8(o->size);
+}
+
+size_t tide_objmig_pack(const tide_obj *o, unsigned char *dst)
+{
+    mig_hdr h = {o->id, o->size, o->fnid.module, o->fnid.offset};
+    memcpy(dst, &h, sizeof h);
+    if (o->size) memcpy(dst + sizeof h, o->state, o->size);
+    return tide_objmig_size(o);
+}
+
+void tide_objmig_adopt(tide_objects_layer *L, const unsigned char *buf, size_t len,
+                       const int32_t *new_owner)
+{
+    for (size_t off = 0; off < len;) {
+        mig_hdr h;
+        if (len - off < sizeof h) tide_fatal("objects: truncated migration record");
+        memcpy(&h, buf + off, sizeof h);
+        int64_t k = tide_objdir_find(L, h.id);
+        if (k < 0 || (new_owner && new_owner[k] != L->rank) || (uint64_t)L->dir_size[k] != h.size ||
+            h.size > len - off - sizeof h)
+            tide_fatal("objects: migration record for object %lld does not match the mapping",
+                       (long long)h.id);
+        tide_obj *o = calloc(1, sizeof *o);
+        TIDE_OBJ_NEED(o);
+        o->id = h.id;
+        o->size = h.size;
+        o->state = malloc(h.size + 1);
+        TIDE_OBJ_NEED(o->state);
+        if (h.size) memcpy(o->state, buf + off + sizeof h, h.size);
+        o->fnid = (tide_fnid){h.fn_module, h.fn_offset};
+        tide_task_fn fn = tide_fnid_resolve(o->fnid);
+        if (!fn)
+            tide_fatal("objects: object %lld arrived with a function this process does not have",
+                       (long long)h.id);
+        o->fn = (tide_object_fn)(void (*)(void))fn;
+        TIDE_OBJ_NEED(tide_obj_grow((void **)&L->loc, &L->loc_cap, L->nloc + 1, sizeof *L->loc));
+        L->loc[L->nloc++] = o;
+        off += sizeof h + TIDE_OBJ_PAD8(h.size);
+    }
+}
+
 static int to_int(size_t n, const char *what)
 {
     if (n > INT_MAX)
@@ -149,7 +193,7 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
         int dest = new_owner[tide_objdir_find(L, o->id)];
         if (o->ninbox)
             tide_fatal("objects: object %lld migrates with undelivered messages", (long long)o->id);
-        if (dest != L->rank) need[dest] += sizeof(mig_hdr) + TIDE_OBJ_PAD8(o->size);
+        if (dest != L->rank) need[dest] += tide_objmig_size(o);
     }
     size_t total = 0;
     for (int r = 0; r < np; r++) {
@@ -168,10 +212,7 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
             L->loc[kept++] = o;
             continue;
         }
-        mig_hdr h = {o->id, o->size, o->fnid.module, o->fnid.offset};
-        memcpy(send + need[dest], &h, sizeof h);
-        if (o->size) memcpy(send + need[dest] + sizeof h, o->state, o->size);
-        need[dest] += sizeof h + TIDE_OBJ_PAD8(o->size);
+        need[dest] += tide_objmig_pack(o, send + need[dest]);
         tide_obj_free(o);
     }
     L->nloc = kept;
@@ -186,32 +227,7 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
     MPI_Alltoallv(send, scount, sdispl, MPI_BYTE, recv, rcount, rdispl, MPI_BYTE, L->comm);
     free(send);
 
-    for (size_t off = 0; off < rtotal;) {
-        mig_hdr h;
-        if (rtotal - off < sizeof h) tide_fatal("objects: truncated migration record");
-        memcpy(&h, recv + off, sizeof h);
-        int64_t k = tide_objdir_find(L, h.id);
-        if (k < 0 || new_owner[k] != L->rank || (uint64_t)L->dir_size[k] != h.size ||
-            h.size > rtotal - off - sizeof h)
-            tide_fatal("objects: migration record for object %lld does not match the mapping",
-                       (long long)h.id);
-        tide_obj *o = calloc(1, sizeof *o);
-        TIDE_OBJ_NEED(o);
-        o->id = h.id;
-        o->size = h.size;
-        o->state = malloc(h.size + 1);
-        TIDE_OBJ_NEED(o->state);
-        if (h.size) memcpy(o->state, recv + off + sizeof h, h.size);
-        o->fnid = (tide_fnid){h.fn_module, h.fn_offset};
-        tide_task_fn fn = tide_fnid_resolve(o->fnid);
-        if (!fn)
-            tide_fatal("objects: object %lld arrived with a function this process does not have",
-                       (long long)h.id);
-        o->fn = (tide_object_fn)(void (*)(void))fn;
-        TIDE_OBJ_NEED(tide_obj_grow((void **)&L->loc, &L->loc_cap, L->nloc + 1, sizeof *L->loc));
-        L->loc[L->nloc++] = o;
-        off += sizeof h + TIDE_OBJ_PAD8(h.size);
-    }
+    tide_objmig_adopt(L, recv, rtotal, new_owner);
     free(recv);
     tide_objloc_sort(L);
     if (L->ndir) memcpy(L->dir_owner, new_owner, (size_t)L->ndir * sizeof *new_owner);
@@ -226,11 +242,8 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
 static void keep_last(tide_objects_layer *L, double *load, int32_t *new_owner, tide_obj_edge *edges,
                       int64_t nedges)
 {
-    free(L->last_id);
-    free(L->last_load);
-    free(L->last_owner);
-    free(L->last_new);
-    free(L->last_edges);
+    tide_objstats_free_last(L);
+    L->last_local = false;
     L->last_nobj = L->ndir;
     L->last_id = malloc((size_t)(L->ndir + 1) * sizeof *L->last_id);
     L->last_owner = malloc((size_t)(L->ndir + 1) * sizeof *L->last_owner);
@@ -243,8 +256,32 @@ static void keep_last(tide_objects_layer *L, double *load, int32_t *new_owner, t
     L->last_nedges = nedges;
 }
 
+void tide_objlb_finish(tide_objects_layer *L, const tide_objects_lb_record *rec)
+{
+    TIDE_OBJ_NEED(tide_obj_grow((void **)&L->hist, &L->hist_cap, L->nhist + 1, sizeof *L->hist));
+    L->hist[L->nhist++] = *rec;
+    tide_objects_stats *st = &L->st;
+    st->reschedules++;
+    st->last = *rec;
+    st->gather_s_total += rec->gather_s;
+    st->decision_s_total += rec->decision_s;
+    st->migrate_s_total += rec->migrate_s;
+    st->moved_total += rec->moved;
+    st->bytes_moved_total += rec->bytes_moved;
+    for (int64_t i = 0; i < L->nloc; i++) {
+        L->loc[i]->load_sum = 0;
+        L->loc[i]->load_n = 0;
+    }
+    L->nedges = 0;
+    L->window = 0;
+}
+
 void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
 {
+    if (L->lb->plan == tide_lb_packdrop || L->lb->plan == tide_lb_distributed) {
+        tide_objdlb_run(L, seed);
+        return;
+    }
     double t0 = tide_now();
     double *load = gather_loads(L);
     tide_obj_edge *edges;
@@ -293,23 +330,7 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
                                   .max_after = sum.max_after,
                                   .comm_before = sum.comm_before,
                                   .comm_after = sum.comm_after};
-    TIDE_OBJ_NEED(tide_obj_grow((void **)&L->hist, &L->hist_cap, L->nhist + 1, sizeof *L->hist));
-    L->hist[L->nhist++] = rec;
-    tide_objects_stats *st = &L->st;
-    st->reschedules++;
-    st->last = rec;
-    st->gather_s_total += rec.gather_s;
-    st->decision_s_total += rec.decision_s;
-    st->migrate_s_total += rec.migrate_s;
-    st->moved_total += rec.moved;
-    st->bytes_moved_total += rec.bytes_moved;
-
-    for (int64_t i = 0; i < L->nloc; i++) {
-        L->loc[i]->load_sum = 0;
-        L->loc[i]->load_n = 0;
-    }
-    L->nedges = 0;
-    L->window = 0;
+    tide_objlb_finish(L, &rec);
     free(bytes);
     free(off);
     free(adj);

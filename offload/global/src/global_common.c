@@ -144,3 +144,13 @@ int tide_lb_none(const tide_lb_input *in, const tide_lb_params *params, int32_t 
         new_owner[o] = in->owner[o];
     return TIDE_PLAN_OK;
 }
+
+uint64_t tide_lb_rank_seed(uint64_t seed, int32_t r)
+{
+    return lb_rank_seed(seed, r);
+}
+
+uint64_t tide_lb_rand_below(uint64_t *state, uint64_t n)
+{
+    return lb_rand_below(state, n);
+}

@@ -1,0 +1,720 @@
+/* Distributed rescheduling: PackDrop and DistributedLB as message protocols between the ranks.
+ *
+ * The centralized strategies (objects_lb.c) allgather every object's load and run one pure core
+ * on every rank. These two do what their papers describe instead. Each rank knows its own
+ * objects' loads and a few global sums (allreduce). Underloaded ranks announce themselves by push
+ * gossip until quiescence; every round is a sparse exchange (exchange() below) followed by a
+ * one-integer allreduce that detects quiescence. Overloaded ranks then propose work to announced
+ * ranks (message 1 of the handshake); each receiver accepts or refuses every proposal from its
+ * own load alone (message 2); the confirmation (message 3) carries the accepted objects' states
+ * and is sent once the rounds are over, one message per (sender, receiver) pair. Only the moves
+ * (object id, new owner) are allgathered afterwards, to keep the replicated directory that routes
+ * object messages: no rank ever holds the loads of other ranks' objects.
+ *
+ * The per-rank rules are the pure steps of offload/global (tide_packdrop_*, tide_distributed_*,
+ * tide_gossip_peers) with the same per-rank seeds (tide_lb_rank_seed) as the simulations there
+ * (tide_lb_packdrop_sim, tide_lb_distributed_sim). The simulations resolve the order in which
+ * messages arrive differently, so a real run's mapping may differ from the simulated one.
+ */
+#include "objects_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_GOSSIP = 7101, TAG_PROPOSE = 7102, TAG_REPLY = 7103, TAG_MIGRATE = 7104 };
+
+/* What a gossip message lists: a rank that announced itself and the load it announced. */
+typedef struct gossip_entry {
+    int64_t rank;
+    double load;
+} gossip_entry;
+
+/* One proposal: the proposer's handle (a batch or an object index) and the load offered. */
+typedef struct proposal {
+    int64_t handle;
+    double load;
+} proposal;
+
+typedef struct dlb {
+    tide_objects_layer *L;
+    int np, me;
+    bool packdrop;
+    tide_packdrop_globals g; /* packdrop: ub(avg) is the receivers' limit */
+    double threshold;        /* distributed: this phase's transfer threshold */
+
+    int64_t k;         /* this rank's objects when the round began: L->loc[0 .. k) */
+    double *w;         /* their loads (mean execution time over the window) */
+    int32_t *dest;     /* new owner of each, -1 while it stays */
+    double load;       /* this rank's load as the protocol goes: own kept + accepted */
+    uint64_t rng;      /* this rank's stream */
+    tide_obj_buf *out; /* np: what this rank sends each rank in the current exchange */
+
+    /* Gossip: what this rank heard. */
+    double *heard;  /* np: announced load, NAN when not heard of */
+    int32_t *known; /* the ranks heard of, in the order heard */
+    int64_t nknown;
+    bool learned; /* something new in the current round */
+
+    /* Receiver side of the handshake. */
+    tide_obj_buf *reply; /* np: the answers to the current round's proposals */
+    int32_t *asked;      /* ranks that proposed in the current round */
+    int64_t nasked;
+    bool *from; /* np: accepted something from that rank: its states will come */
+
+    /* Counters (this rank's share). */
+    int64_t gossip_rounds, handshake_rounds, gossip_messages, proposals, refused, unplaced;
+} dlb;
+
+static int to_int(size_t n, const char *what)
+{
+    if (n > INT_MAX)
+        tide_fatal("objects: %s of %zu bytes for one rank exceeds MPI's int counts", what, n);
+    return (int)n;
+}
+
+static void buf_put(tide_obj_buf *b, const void *p, size_t n)
+{
+    TIDE_OBJ_NEED(tide_obj_buf_reserve(b, n));
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+typedef void (*recv_fn)(dlb *D, int src, const unsigned char *buf, size_t len);
+
+/* A sparse exchange without knowing who sends to whom (non-blocking consensus, Hoefler, Siebert
+ * and Lumsdaine 2010): every non-empty D->out[r] goes to r by synchronous send; whatever arrives
+ * on tag is handed to recv in arrival order; once this rank's sends were all received it joins
+ * an Ibarrier, whose completion means every rank's were. The out buffers keep their contents
+ * (the caller reads its proposals back when the replies come) until the caller empties them. */
+static void exchange(dlb *D, int tag, recv_fn recv)
+{
+    MPI_Comm comm = D->L->comm;
+    MPI_Request *req = malloc((size_t)D->np * sizeof *req);
+    TIDE_OBJ_NEED(req);
+    int nreq = 0;
+    for (int r = 0; r < D->np; r++)
+        if (D->out[r].len)
+            MPI_Issend(D->out[r].data, to_int(D->out[r].len, "protocol message"), MPI_BYTE, r, tag,
+                       comm, &req[nreq++]);
+    unsigned char *rbuf = NULL;
+    size_t rcap = 0;
+    bool in_barrier = false;
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    for (;;) {
+        int flag;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &st);
+        if (flag) {
+            int n;
+            MPI_Get_count(&st, MPI_BYTE, &n);
+            if ((size_t)n > rcap) {
+                free(rbuf);
+                rcap = (size_t)n;
+                rbuf = malloc(rcap);
+                TIDE_OBJ_NEED(rbuf);
+            }
+            MPI_Recv(rbuf, n, MPI_BYTE, st.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
+            recv(D, st.MPI_SOURCE, rbuf, (size_t)n);
+            continue;
+        }
+        int done;
+        if (!in_barrier) {
+            MPI_Testall(nreq, req, &done, MPI_STATUSES_IGNORE);
+            if (done) {
+                MPI_Ibarrier(comm, &barrier);
+                in_barrier = true;
+            }
+        } else {
+            MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+            if (done) break;
+        }
+        if (!done) sched_yield(); /* ranks may share cores with their workers and each other */
+    }
+    free(rbuf);
+    free(req);
+}
+
+static bool any_rank(MPI_Comm comm, bool mine)
+{
+    int m = mine, any;
+    MPI_Allreduce(&m, &any, 1, MPI_INT, MPI_LOR, comm);
+    return any != 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Gossip: a rank that learned something in a round sends all it knows to fanout random peers in
+ * the next; quiescence when a round taught nobody anything.
+ * ------------------------------------------------------------------------------------------- */
+static void hear(dlb *D, int64_t rank, double load)
+{
+    if (rank < 0 || rank >= D->np || !isfinite(load))
+        tide_fatal("objects: malformed gossip entry (rank %lld)", (long long)rank);
+    if (!isnan(D->heard[rank])) return;
+    D->heard[rank] = load;
+    D->known[D->nknown++] = (int32_t)rank;
+    D->learned = true;
+}
+
+static void on_gossip(dlb *D, int src, const unsigned char *buf, size_t len)
+{
+    if (len % sizeof(gossip_entry))
+        tide_fatal("objects: gossip message of %zu bytes from rank %d", len, src);
+    for (size_t off = 0; off < len; off += sizeof(gossip_entry)) {
+        gossip_entry e;
+        memcpy(&e, buf + off, sizeof e);
+        hear(D, e.rank, e.load);
+    }
+}
+
+static void gossip(dlb *D, bool announce, int32_t fanout)
+{
+    for (int r = 0; r < D->np; r++)
+        D->heard[r] = NAN;
+    D->nknown = 0;
+    if (announce) hear(D, D->me, D->load);
+    bool fresh = announce;
+    int32_t *peers = malloc((size_t)(fanout > 0 ? fanout : 1) * sizeof *peers);
+    TIDE_OBJ_NEED(peers);
+    while (any_rank(D->L->comm, fresh)) {
+        D->gossip_rounds++;
+        if (fresh) {
+            int32_t n = tide_gossip_peers(D->np, D->me, fanout, &D->rng, peers);
+            for (int32_t p = 0; p < n; p++)
+                for (int64_t i = 0; i < D->nknown; i++) {
+                    gossip_entry e = {D->known[i], D->heard[D->known[i]]};
+                    buf_put(&D->out[peers[p]], &e, sizeof e);
+                }
+            D->gossip_messages += n;
+        }
+        D->learned = false;
+        exchange(D, TAG_GOSSIP, on_gossip);
+        for (int r = 0; r < D->np; r++)
+            D->out[r].len = 0;
+        fresh = D->learned;
+    }
+    free(peers);
+}
+
+/* The announced ranks other than this one, in the order heard. */
+static int64_t targets_of(const dlb *D, int32_t *targets)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < D->nknown; i++)
+        if (D->known[i] != D->me) targets[m++] = D->known[i];
+    return m;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The handshake: proposals out, answers back.
+ * ------------------------------------------------------------------------------------------- */
+static void on_propose(dlb *D, int src, const unsigned char *buf, size_t len)
+{
+    if (len % sizeof(proposal) || D->reply[src].len)
+        tide_fatal("objects: unexpected proposal message of %zu bytes from rank %d", len, src);
+    D->asked[D->nasked++] = src;
+    for (size_t off = 0; off < len; off += sizeof(proposal)) {
+        proposal p;
+        memcpy(&p, buf + off, sizeof p);
+        bool ok = D->packdrop ? tide_packdrop_accept(D->load, p.load, &D->g)
+                              : tide_distributed_accept(D->load, p.load, D->threshold);
+        unsigned char a = ok;
+        if (ok) {
+            D->load += p.load;
+            D->from[src] = true;
+        }
+        buf_put(&D->reply[src], &a, 1);
+    }
+}
+
+/* Sends this round's D->out proposals, answers the ones that arrive, and calls on_answer for
+ * each of this rank's proposals with the target's verdict, in the order they were written. */
+typedef void (*answer_fn)(dlb *D, void *ctx, int target, const proposal *p, bool accepted);
+
+static void handshake(dlb *D, answer_fn on_answer, void *ctx)
+{
+    D->nasked = 0;
+    exchange(D, TAG_PROPOSE, on_propose);
+    MPI_Request *req = malloc((size_t)(D->nasked + 1) * sizeof *req);
+    TIDE_OBJ_NEED(req);
+    for (int64_t i = 0; i < D->nasked; i++) {
+        int r = D->asked[i];
+        MPI_Isend(D->reply[r].data, to_int(D->reply[r].len, "reply"), MPI_BYTE, r, TAG_REPLY,
+                  D->L->comm, &req[i]);
+    }
+    unsigned char *answers = NULL;
+    size_t cap = 0;
+    for (int t = 0; t < D->np; t++) {
+        size_t n = D->out[t].len / sizeof(proposal);
+        if (!n) continue;
+        if (n > cap) {
+            free(answers);
+            cap = n;
+            answers = malloc(cap);
+            TIDE_OBJ_NEED(answers);
+        }
+        MPI_Status st;
+        int got;
+        MPI_Recv(answers, to_int(n, "reply"), MPI_BYTE, t, TAG_REPLY, D->L->comm, &st);
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        if ((size_t)got != n)
+            tide_fatal("objects: rank %d answered %d of %zu proposals", t, got, n);
+        for (size_t i = 0; i < n; i++) {
+            proposal p;
+            memcpy(&p, D->out[t].data + i * sizeof p, sizeof p);
+            on_answer(D, ctx, t, &p, answers[i] != 0);
+        }
+        D->out[t].len = 0;
+    }
+    free(answers);
+    MPI_Waitall((int)D->nasked, req, MPI_STATUSES_IGNORE);
+    free(req);
+    for (int64_t i = 0; i < D->nasked; i++)
+        D->reply[D->asked[i]].len = 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * PackDrop.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct pd_batch {
+    double load;
+    int32_t target;        /* accepted by, -1 while pending or unplaced */
+    int64_t tries;         /* targets asked so far */
+    int64_t start, stride; /* the walk through the known targets */
+} pd_batch;
+
+typedef struct pd_ctx {
+    pd_batch *b;
+    int64_t m;        /* known targets */
+    int64_t *pending; /* batches to propose next round */
+    int64_t npend;
+} pd_ctx;
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void pd_answer(dlb *D, void *ctx, int target, const proposal *p, bool accepted)
+{
+    pd_ctx *C = ctx;
+    pd_batch *B = &C->b[p->handle];
+    if (accepted) {
+        B->target = target;
+        D->load -= B->load;
+        return;
+    }
+    D->refused++;
+    if (B->tries < C->m)
+        C->pending[C->npend++] = p->handle; /* the next known target, next round */
+    else
+        D->unplaced++; /* every known target refused: the batch stays */
+}
+
+static void run_packdrop(dlb *D, const tide_lb_params *prm, double *t_gather)
+{
+    double t0 = tide_now();
+    double sums[2] = {D->load, (double)D->k}, total[2];
+    MPI_Allreduce(sums, total, 2, MPI_DOUBLE, MPI_SUM, D->L->comm);
+    *t_gather = tide_now() - t0;
+    if (total[1] < 1 || tide_packdrop_globals_make(D->np, total[0], (int64_t)total[1],
+                                                   prm->packdrop_tolerance, &D->g) != TIDE_PLAN_OK)
+        return;
+
+    /* BatchAssembly from this rank's own objects. */
+    int32_t *batch_of = malloc((size_t)(D->k + 1) * sizeof *batch_of);
+    double *bload = malloc((size_t)(D->k + 1) * sizeof *bload);
+    TIDE_OBJ_NEED(batch_of && bload);
+    int64_t nb = 0;
+    for (int64_t i = 0; i < D->k; i++)
+        batch_of[i] = -1; /* assembly fills it only on an overloaded rank */
+    if (D->load > D->g.ub &&
+        tide_packdrop_assemble(D->k, D->w, 0.0, &D->g, batch_of, &nb, bload) != TIDE_PLAN_OK)
+        tide_fatal("objects: packdrop rejected this rank's loads");
+    if (!any_rank(D->L->comm, nb > 0)) {
+        free(batch_of);
+        free(bload);
+        return;
+    }
+    gossip(D, D->load < D->g.avg, prm->gossip_fanout);
+
+    /* BatchSend: each pending batch to its next known target, round by round. */
+    int32_t *targets = malloc((size_t)D->np * sizeof *targets);
+    pd_ctx C = {.b = malloc((size_t)(nb + 1) * sizeof *C.b),
+                .pending = malloc((size_t)(nb + 1) * sizeof *C.pending)};
+    TIDE_OBJ_NEED(targets && C.b && C.pending);
+    C.m = targets_of(D, targets);
+    int64_t *round = malloc((size_t)(nb + 1) * sizeof *round);
+    TIDE_OBJ_NEED(round);
+    for (int64_t b = 0; b < nb; b++) {
+        C.b[b] = (pd_batch){.load = bload[b], .target = -1};
+        if (C.m == 0) {
+            D->unplaced++;
+            continue;
+        }
+        /* A stride coprime with m visits every known target once, in a random-looking order. */
+        C.b[b].start = (int64_t)tide_lb_rand_below(&D->rng, (uint64_t)C.m);
+        C.b[b].stride = 1 + (int64_t)tide_lb_rand_below(&D->rng, (uint64_t)C.m);
+        while (gcd64(C.b[b].stride, C.m) != 1)
+            C.b[b].stride = C.b[b].stride % C.m + 1;
+        C.pending[C.npend++] = b;
+    }
+    while (any_rank(D->L->comm, C.npend > 0)) {
+        D->handshake_rounds++;
+        int64_t n = C.npend;
+        memcpy(round, C.pending, (size_t)n * sizeof *round);
+        C.npend = 0;
+        for (int64_t i = 0; i < n; i++) {
+            pd_batch *B = &C.b[round[i]];
+            int32_t t = targets[(B->start + B->tries * B->stride) % C.m];
+            B->tries++;
+            D->proposals++;
+            proposal p = {round[i], B->load};
+            buf_put(&D->out[t], &p, sizeof p);
+        }
+        handshake(D, pd_answer, &C);
+    }
+    for (int64_t i = 0; i < D->k; i++)
+        if (batch_of[i] >= 0) D->dest[i] = C.b[batch_of[i]].target;
+    free(round);
+    free(targets);
+    free(C.b);
+    free(C.pending);
+    free(batch_of);
+    free(bload);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * DistributedLB.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct dist_ctx {
+    int32_t *slot; /* np: index of a rank among the targets, -1 otherwise */
+    double *sent;  /* per target: load it accepted from this rank so far */
+} dist_ctx;
+
+static void dist_answer(dlb *D, void *ctx, int target, const proposal *p, bool accepted)
+{
+    dist_ctx *C = ctx;
+    if (!accepted) {
+        D->refused++;
+        return;
+    }
+    D->dest[p->handle] = target;
+    D->load -= p->load;
+    C->sent[C->slot[target]] += p->load;
+}
+
+typedef struct by_load {
+    double w;
+    int64_t i;
+} by_load;
+
+static int cmp_by_load(const void *a, const void *b)
+{
+    const by_load *x = a, *y = b;
+    if (x->w != y->w) return (x->w > y->w) - (x->w < y->w);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static void run_distributed(dlb *D, const tide_lb_params *prm, double *t_gather)
+{
+    double t0 = tide_now();
+    double sum, max;
+    MPI_Allreduce(&D->load, &sum, 1, MPI_DOUBLE, MPI_SUM, D->L->comm);
+    MPI_Allreduce(&D->load, &max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
+    *t_gather = tide_now() - t0;
+    double avg = sum / D->np, goal = prm->dist_target_ratio * avg;
+    if (!(avg > 0.0) || max <= goal) return;
+    gossip(D, D->load < goal, prm->gossip_fanout);
+
+    int32_t *targets = malloc((size_t)D->np * sizeof *targets);
+    double *view = malloc((size_t)D->np * sizeof *view), *cdf = malloc((size_t)D->np * sizeof *cdf);
+    by_load *objs = malloc((size_t)(D->k + 1) * sizeof *objs);
+    dist_ctx C = {.slot = malloc((size_t)D->np * sizeof *C.slot),
+                  .sent = calloc((size_t)D->np, sizeof *C.sent)};
+    TIDE_OBJ_NEED(targets && view && cdf && objs && C.slot && C.sent);
+    int64_t m = targets_of(D, targets);
+    for (int r = 0; r < D->np; r++)
+        C.slot[r] = -1;
+    for (int64_t i = 0; i < m; i++)
+        C.slot[targets[i]] = (int32_t)i;
+    for (int64_t i = 0; i < D->k; i++)
+        objs[i] = (by_load){D->w[i], i};
+    /* Smallest first: small objects make probabilistic transfers land more evenly. */
+    if (D->k > 1) qsort(objs, (size_t)D->k, sizeof *objs, cmp_by_load);
+
+    double threshold = (max + avg) / 2.0, ratio = max / avg;
+    for (int32_t phase = 1;; phase++) {
+        D->handshake_rounds++;
+        D->threshold = threshold;
+        if (D->load > threshold && m > 0) {
+            for (int64_t i = 0; i < m; i++)
+                view[i] = D->heard[targets[i]] + C.sent[i];
+            tide_distributed_cdf(m, view, avg, cdf);
+            double projected = D->load;
+            for (int64_t j = 0; j < D->k && projected > threshold; j++) {
+                int64_t o = objs[j].i;
+                double w = objs[j].w;
+                if (D->dest[o] >= 0 || w <= 0.0) continue;
+                int64_t i = tide_distributed_pick(m, view, cdf, w, threshold, prm->dist_max_trials,
+                                                  &D->rng, NULL, NULL);
+                if (i < 0) {
+                    D->unplaced++;
+                    break; /* as DistributedLB: no room found, this sender is done this phase */
+                }
+                proposal p = {o, w};
+                buf_put(&D->out[targets[i]], &p, sizeof p);
+                D->proposals++;
+                view[i] += w;
+                projected -= w;
+            }
+        }
+        handshake(D, dist_answer, &C);
+        double new_max;
+        MPI_Allreduce(&D->load, &new_max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
+        double old_ratio = ratio;
+        ratio = new_max / avg;
+        if (ratio <= prm->dist_target_ratio || threshold <= goal || phase >= prm->dist_max_phases)
+            break;
+        threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
+    }
+    free(targets);
+    free(view);
+    free(cdf);
+    free(objs);
+    free(C.slot);
+    free(C.sent);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Confirmation with the states, then the directory.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct move {
+    int64_t id, to;
+} move;
+
+/* Sends every object with a destination there (one message per receiver), adopts the objects
+ * of every rank this one accepted from, and returns the moves (id, new owner) this rank made. */
+static move *confirm_and_migrate(dlb *D, int64_t *nmoves, int64_t *bytes)
+{
+    tide_objects_layer *L = D->L;
+    move *mv = malloc((size_t)(D->k + 1) * sizeof *mv);
+    TIDE_OBJ_NEED(mv);
+    int64_t n = 0, kept = 0;
+    *bytes = 0;
+    for (int64_t i = 0; i < D->k; i++) {
+        tide_obj *o = L->loc[i];
+        int32_t to = D->dest[i];
+        if (to < 0) {
+            L->loc[kept++] = o;
+            continue;
+        }
+        if (o->ninbox)
+            tide_fatal("objects: object %lld migrates with undelivered messages", (long long)o->id);
+        tide_obj_buf *b = &D->out[to];
+        TIDE_OBJ_NEED(tide_obj_buf_reserve(b, tide_objmig_size(o)));
+        b->len += tide_objmig_pack(o, b->data + b->len);
+        mv[n++] = (move){o->id, to};
+        *bytes += (int64_t)o->size;
+        tide_obj_free(o);
+    }
+    L->nloc = kept;
+    MPI_Request *req = malloc((size_t)D->np * sizeof *req);
+    TIDE_OBJ_NEED(req);
+    int nreq = 0;
+    for (int r = 0; r < D->np; r++)
+        if (D->out[r].len)
+            MPI_Isend(D->out[r].data, to_int(D->out[r].len, "migration"), MPI_BYTE, r, TAG_MIGRATE,
+                      L->comm, &req[nreq++]);
+    unsigned char *buf = NULL;
+    size_t cap = 0;
+    for (int r = 0; r < D->np; r++) {
+        if (!D->from[r]) continue;
+        MPI_Status st;
+        int len;
+        MPI_Probe(r, TAG_MIGRATE, L->comm, &st);
+        MPI_Get_count(&st, MPI_BYTE, &len);
+        if ((size_t)len > cap) {
+            free(buf);
+            cap = (size_t)len;
+            buf = malloc(cap);
+            TIDE_OBJ_NEED(buf);
+        }
+        MPI_Recv(buf, len, MPI_BYTE, r, TAG_MIGRATE, L->comm, MPI_STATUS_IGNORE);
+        tide_objmig_adopt(L, buf, (size_t)len, NULL);
+    }
+    free(buf);
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    free(req);
+    for (int r = 0; r < D->np; r++)
+        D->out[r].len = 0;
+    tide_objloc_sort(L);
+    *nmoves = n;
+    return mv;
+}
+
+/* Every rank applies every move to its copy of the directory; then each checks that it holds
+ * exactly the objects the directory gives it. */
+static void update_directory(tide_objects_layer *L, const move *mv, int64_t n)
+{
+    int mine = to_int((size_t)n * sizeof *mv, "directory update");
+    int *counts = malloc((size_t)L->size * sizeof *counts),
+        *displs = malloc((size_t)L->size * sizeof *displs);
+    TIDE_OBJ_NEED(counts && displs);
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, L->comm);
+    size_t total = 0;
+    for (int r = 0; r < L->size; r++) {
+        displs[r] = to_int(total, "directory update");
+        total += (size_t)counts[r];
+    }
+    move *all = malloc(total + 1);
+    TIDE_OBJ_NEED(all);
+    MPI_Allgatherv(mv, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, L->comm);
+    for (size_t i = 0; i < total / sizeof *all; i++) {
+        int64_t k = tide_objdir_find(L, all[i].id);
+        if (k < 0 || all[i].to < 0 || all[i].to >= L->size)
+            tide_fatal("objects: a move names unknown object %lld or rank %lld",
+                       (long long)all[i].id, (long long)all[i].to);
+        L->dir_owner[k] = (int32_t)all[i].to;
+    }
+    for (int64_t i = 0; i < L->nloc; i++) {
+        int64_t k = tide_objdir_find(L, L->loc[i]->id);
+        if (k < 0 || L->dir_owner[k] != L->rank)
+            tide_fatal("objects: rank %d holds object %lld that the directory places elsewhere",
+                       L->rank, (long long)L->loc[i]->id);
+    }
+    free(all);
+    free(counts);
+    free(displs);
+}
+
+/* Message volume per iteration, sent by this rank's executed objects, between objects the
+ * directory places on different ranks. */
+static double crossing_volume(const tide_objects_layer *L)
+{
+    double v = 0;
+    for (int64_t i = 0; i < L->nedges; i++) {
+        int64_t a = tide_objdir_find(L, L->edges[i].from), b = tide_objdir_find(L, L->edges[i].to);
+        if (a >= 0 && b >= 0 && L->dir_owner[a] != L->dir_owner[b]) v += L->edges[i].bytes;
+    }
+    return L->window > 0 ? v / (double)L->window : v;
+}
+
+/* This rank's part of the latest rescheduling, for the JSON report (gathered at finalize). */
+static void keep_last_local(tide_objects_layer *L, const dlb *D, const int64_t *ids)
+{
+    tide_objstats_free_last(L);
+    L->last_local = true;
+    L->last_nobj = D->k;
+    L->last_id = malloc((size_t)(D->k + 1) * sizeof *L->last_id);
+    L->last_load = malloc((size_t)(D->k + 1) * sizeof *L->last_load);
+    L->last_owner = malloc((size_t)(D->k + 1) * sizeof *L->last_owner);
+    L->last_new = malloc((size_t)(D->k + 1) * sizeof *L->last_new);
+    L->last_edges = malloc((size_t)(L->nedges + 1) * sizeof *L->last_edges);
+    TIDE_OBJ_NEED(L->last_id && L->last_load && L->last_owner && L->last_new && L->last_edges);
+    for (int64_t i = 0; i < D->k; i++) {
+        L->last_id[i] = ids[i];
+        L->last_load[i] = D->w[i];
+        L->last_owner[i] = L->rank;
+        L->last_new[i] = D->dest[i] >= 0 ? D->dest[i] : L->rank;
+    }
+    L->last_nedges = L->nedges;
+    if (L->nedges) memcpy(L->last_edges, L->edges, (size_t)L->nedges * sizeof *L->edges);
+}
+
+void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
+{
+    int np = L->size;
+    dlb D = {.L = L, .np = np, .me = L->rank, .packdrop = L->lb->plan == tide_lb_packdrop};
+    D.k = L->nloc;
+    D.w = malloc((size_t)(D.k + 1) * sizeof *D.w);
+    D.dest = malloc((size_t)(D.k + 1) * sizeof *D.dest);
+    int64_t *ids = malloc((size_t)(D.k + 1) * sizeof *ids);
+    D.out = calloc((size_t)np, sizeof *D.out);
+    D.reply = calloc((size_t)np, sizeof *D.reply);
+    D.heard = malloc((size_t)np * sizeof *D.heard);
+    D.known = malloc((size_t)np * sizeof *D.known);
+    D.asked = malloc((size_t)np * sizeof *D.asked);
+    D.from = calloc((size_t)np, sizeof *D.from);
+    TIDE_OBJ_NEED(D.w && D.dest && ids && D.out && D.reply && D.heard && D.known && D.asked &&
+                  D.from);
+    for (int64_t i = 0; i < D.k; i++) {
+        const tide_obj *o = L->loc[i];
+        D.w[i] = o->load_n ? o->load_sum / (double)o->load_n : 0.0;
+        D.dest[i] = -1;
+        ids[i] = o->id;
+        D.load += D.w[i];
+    }
+    double load_before = D.load;
+    D.rng = tide_lb_rank_seed(seed, L->rank);
+    tide_lb_params prm;
+    tide_lb_params_default(&prm);
+    prm.seed = seed;
+
+    double t0 = tide_now(), t_gather = 0;
+    if (D.packdrop)
+        run_packdrop(&D, &prm, &t_gather);
+    else
+        run_distributed(&D, &prm, &t_gather);
+    double t1 = tide_now();
+    keep_last_local(L, &D, ids);
+    double comm_before = crossing_volume(L);
+    int64_t nmoves, bytes;
+    move *mv = confirm_and_migrate(&D, &nmoves, &bytes);
+    update_directory(L, mv, nmoves);
+    double t2 = tide_now();
+    double comm_after = crossing_volume(L);
+
+    double mx[5] = {t_gather, t1 - t0 - t_gather, t2 - t1, load_before, D.load}, most[5];
+    MPI_Allreduce(mx, most, 5, MPI_DOUBLE, MPI_MAX, L->comm);
+    double sm[9] = {(double)nmoves,      (double)bytes,     comm_before,
+                    comm_after,          load_before,       (double)D.gossip_messages,
+                    (double)D.proposals, (double)D.refused, (double)D.unplaced},
+           sum[9];
+    MPI_Allreduce(sm, sum, 9, MPI_DOUBLE, MPI_SUM, L->comm);
+    int64_t held = L->nloc, all_held;
+    MPI_Allreduce(&held, &all_held, 1, MPI_INT64_T, MPI_SUM, L->comm);
+    if (all_held != L->ndir)
+        tide_fatal("objects: %lld objects live on the ranks after %s, the directory has %lld",
+                   (long long)all_held, L->lb->name, (long long)L->ndir);
+    tide_objects_lb_record rec = {.iteration = L->iteration,
+                                  .gather_s = most[0],
+                                  .decision_s = most[1],
+                                  .migrate_s = most[2],
+                                  .moved = (int64_t)sum[0],
+                                  .bytes_moved = (int64_t)sum[1],
+                                  .max_before = most[3],
+                                  .avg = sum[4] / np,
+                                  .max_after = most[4],
+                                  .comm_before = sum[2],
+                                  .comm_after = sum[3],
+                                  .gossip_rounds = D.gossip_rounds,
+                                  .handshake_rounds = D.handshake_rounds,
+                                  .gossip_messages = (int64_t)sum[5],
+                                  .proposals = (int64_t)sum[6],
+                                  .refused = (int64_t)sum[7],
+                                  .unplaced = (int64_t)sum[8]};
+    tide_objlb_finish(L, &rec);
+
+    free(mv);
+    free(ids);
+    free(D.w);
+    free(D.dest);
+    for (int r = 0; r < np; r++) {
+        free(D.out[r].data);
+        free(D.reply[r].data);
+    }
+    free(D.out);
+    free(D.reply);
+    free(D.heard);
+    free(D.known);
+    free(D.asked);
+    free(D.from);
+}
