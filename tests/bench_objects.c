@@ -53,8 +53,8 @@ int main(int argc, char **argv)
     double *dec = malloc((size_t)reps * sizeof *dec), *gat = malloc((size_t)reps * sizeof *gat);
     double *mig = malloc((size_t)reps * sizeof *mig);
     if (rank == 0)
-        printf("%-12s %5s %7s %12s %12s %12s %7s %9s %9s\n", "strategy", "ranks", "objects",
-               "decision_s", "gather_s", "migrate_s", "moved", "max/avg0", "max/avg1");
+        printf("%-12s %5s %7s %12s %12s %12s %7s %9s %9s %7s\n", "strategy", "ranks", "objects",
+               "decision_s", "gather_s", "migrate_s", "moved", "max/avg0", "max/avg1", "rounds");
     for (size_t s = 0; s < sizeof names / sizeof *names; s++) {
         tide_objects_lb_record last = {0};
         for (int r = 0; r < reps; r++) {
@@ -79,10 +79,12 @@ int main(int argc, char **argv)
             CHECK_OK(tide_objects_finalize());
         }
         if (rank == 0)
-            printf("%-12s %5d %7lld %12.6f %12.6f %12.6f %7lld %9.3f %9.3f\n", names[s], size,
-                   (long long)n, median(dec, reps), median(gat, reps), median(mig, reps),
-                   (long long)last.moved, last.avg > 0 ? last.max_before / last.avg : 0,
-                   last.avg > 0 ? last.max_after / last.avg : 0);
+            printf("%-12s %5d %7lld %12.6f %12.6f %12.6f %7lld %9.3f %9.3f %3lld+%-3lld\n",
+                   names[s], size, (long long)n, median(dec, reps), median(gat, reps),
+                   median(mig, reps), (long long)last.moved,
+                   last.avg > 0 ? last.max_before / last.avg : 0,
+                   last.avg > 0 ? last.max_after / last.avg : 0, (long long)last.gossip_rounds,
+                   (long long)last.handshake_rounds);
     }
     free(state);
     free(dec);
