@@ -106,7 +106,9 @@ static void exchange(dlb *D, int tag, recv_fn recv)
     for (;;) {
         int flag;
         MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &st);
+        MPI_Message msg;
+        /* Matched probe: the receive takes exactly the probed message. */
+        MPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &msg, &st);
         if (flag) {
             int n;
             MPI_Get_count(&st, MPI_BYTE, &n);
@@ -116,7 +118,7 @@ static void exchange(dlb *D, int tag, recv_fn recv)
                 rbuf = malloc(rcap);
                 TIDE_OBJ_NEED(rbuf);
             }
-            MPI_Recv(rbuf, n, MPI_BYTE, st.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
+            MPI_Mrecv(rbuf, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
             recv(D, st.MPI_SOURCE, rbuf, (size_t)n);
             continue;
         }
@@ -397,6 +399,7 @@ static void run_packdrop(dlb *D, const tide_lb_params *prm, double *t_gather)
 typedef struct dist_ctx {
     int32_t *slot; /* np: index of a rank among the targets, -1 otherwise */
     double *sent;  /* per target: load it accepted from this rank so far */
+    bool *full;    /* per target: refused a proposal: no more proposals this round */
 } dist_ctx;
 
 static void dist_answer(dlb *D, void *ctx, int target, const proposal *p, bool accepted)
@@ -404,6 +407,9 @@ static void dist_answer(dlb *D, void *ctx, int target, const proposal *p, bool a
     dist_ctx *C = ctx;
     if (!accepted) {
         D->refused++;
+        /* The negative acknowledgement: this sender asks that target no more in this round
+         * (without it, the next phase's view would forget the refusal and ask again). */
+        C->full[C->slot[target]] = true;
         return;
     }
     D->dest[p->handle] = target;
@@ -431,15 +437,18 @@ static void run_distributed(dlb *D, const tide_lb_params *prm, double *t_gather)
     MPI_Allreduce(&D->load, &max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
     *t_gather = tide_now() - t0;
     double avg = sum / D->np, goal = prm->dist_target_ratio * avg;
-    if (!(avg > 0.0) || max <= goal) return;
+    /* Every rank must take the same branch before a collective: a floating-point sum is not
+     * guaranteed bit-identical on all ranks, so the decision itself is reduced. */
+    if (any_rank(D->L->comm, !(avg > 0.0) || max <= goal)) return;
     gossip(D, D->load < goal, prm->gossip_fanout);
 
     int32_t *targets = malloc((size_t)D->np * sizeof *targets);
     double *view = malloc((size_t)D->np * sizeof *view), *cdf = malloc((size_t)D->np * sizeof *cdf);
     by_load *objs = malloc((size_t)(D->k + 1) * sizeof *objs);
     dist_ctx C = {.slot = malloc((size_t)D->np * sizeof *C.slot),
-                  .sent = calloc((size_t)D->np, sizeof *C.sent)};
-    TIDE_OBJ_NEED(targets && view && cdf && objs && C.slot && C.sent);
+                  .sent = calloc((size_t)D->np, sizeof *C.sent),
+                  .full = calloc((size_t)D->np, sizeof *C.full)};
+    TIDE_OBJ_NEED(targets && view && cdf && objs && C.slot && C.sent && C.full);
     int64_t m = targets_of(D, targets);
     for (int r = 0; r < D->np; r++)
         C.slot[r] = -1;
@@ -456,7 +465,7 @@ static void run_distributed(dlb *D, const tide_lb_params *prm, double *t_gather)
         D->threshold = threshold;
         if (D->load > threshold && m > 0) {
             for (int64_t i = 0; i < m; i++)
-                view[i] = D->heard[targets[i]] + C.sent[i];
+                view[i] = C.full[i] ? threshold : D->heard[targets[i]] + C.sent[i];
             tide_distributed_cdf(m, view, avg, cdf);
             double projected = D->load;
             for (int64_t j = 0; j < D->k && projected > threshold; j++) {
@@ -481,7 +490,8 @@ static void run_distributed(dlb *D, const tide_lb_params *prm, double *t_gather)
         MPI_Allreduce(&D->load, &new_max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
         double old_ratio = ratio;
         ratio = new_max / avg;
-        if (ratio <= prm->dist_target_ratio || threshold <= goal || phase >= prm->dist_max_phases)
+        if (any_rank(D->L->comm, ratio <= prm->dist_target_ratio || threshold <= goal ||
+                                     phase >= prm->dist_max_phases))
             break;
         threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
     }
@@ -491,6 +501,7 @@ static void run_distributed(dlb *D, const tide_lb_params *prm, double *t_gather)
     free(objs);
     free(C.slot);
     free(C.sent);
+    free(C.full);
 }
 
 /* ---------------------------------------------------------------------------------------------
