@@ -242,6 +242,7 @@ static bool encodable(comm_state *cs, tide_task *t, tide_fnid *id)
                 tide_last_error_message());
     cs->warned_unmovable = true;
     tide_queue_push(&cs->rt->local, t);
+    tide_workers_wake(cs->rt); /* idle workers would otherwise find it only at their timeout */
     return false;
 }
 
@@ -430,6 +431,15 @@ static bool test_coll(comm_state *cs)
     return flag;
 }
 
+/* This rank's own work of the phase that is not over: tasks not completed, and replicas whose
+ * holder has not answered yet (a copy may still run there, though the original completed here:
+ * the phase must not end while it does, or the holder's records would race with its worker). */
+static long own_open(tide_rt *rt)
+{
+    return atomic_load_explicit(&rt->outstanding, memory_order_acquire) +
+           (long)tide_replica_open(rt);
+}
+
 static void allgather_status(comm_state *cs)
 {
     tide_rt *rt = cs->rt;
@@ -438,7 +448,7 @@ static void allgather_status(comm_state *cs)
     st->L_pred = rt->L_pred;
     st->queued = (double)atomic_load(&rt->local.count);
     st->queued_in = (double)atomic_load(&rt->remote.count);
-    st->outstanding = (double)atomic_load_explicit(&rt->outstanding, memory_order_acquire);
+    st->outstanding = (double)own_open(rt);
     st->task_pred = rt->task_pred_ready;
     MPI_Iallgather(st, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status, TIDE_STATUS_DOUBLES,
                    MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
@@ -514,7 +524,7 @@ static bool phase_step(comm_state *cs)
         run_begin(cs, cs->all_status);
         return true;
     case PH_RUN: {
-        bool mine_done = atomic_load_explicit(&rt->outstanding, memory_order_acquire) == 0;
+        bool mine_done = own_open(rt) == 0;
         if (!rt->lb->rounds) {
             if (!mine_done) return false;
             MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
@@ -585,14 +595,19 @@ static void idle_sleep(tide_rt *rt, long us)
     ts.tv_sec += ts.tv_nsec / 1000000000;
     ts.tv_nsec %= 1000000000;
     pthread_mutex_lock(&rt->idle_lock);
-    if (!atomic_load(&rt->stop) && atomic_load(&rt->results.count) == 0)
+    /* A wake that came while this thread was busy (a taskwait starting, the last task done, a
+     * cancel to send) is not lost: it cuts the next sleep short. */
+    if (!rt->comm_wake_pending && !atomic_load(&rt->stop) &&
+        atomic_load(&rt->results.count) == 0)
         pthread_cond_timedwait(&rt->comm_cv, &rt->idle_lock, &ts);
+    rt->comm_wake_pending = false;
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
 void tide_comm_wake(tide_rt *rt)
 {
     pthread_mutex_lock(&rt->idle_lock);
+    rt->comm_wake_pending = true;
     pthread_cond_signal(&rt->comm_cv);
     pthread_mutex_unlock(&rt->idle_lock);
 }

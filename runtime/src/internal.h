@@ -320,6 +320,9 @@ struct tide_rt {
     atomic_long submitted;   /* own tasks submitted since the last taskwait */
     atomic_long outstanding; /* own tasks of the phase not completed yet */
     atomic_bool in_taskwait;
+    /* Orders tide_task_submit against tide_taskwait's start: a task is either counted in the
+     * phase that starts or refused, never run in one phase and counted in the next. */
+    pthread_mutex_t submit_lock;
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
     atomic_int phase_done;
     atomic_int plan_ready; /* phases whose strategy has chosen what moves (phase_sync only) */
@@ -349,6 +352,7 @@ struct tide_rt {
     pthread_mutex_t idle_lock;
     pthread_cond_t work_cv, comm_cv;
     atomic_int idle_workers;
+    bool comm_wake_pending; /* under idle_lock: a tide_comm_wake the comm thread did not see */
 
     tide_phase_log log;
     tide_phase_stats last;

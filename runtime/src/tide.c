@@ -83,6 +83,7 @@ static void rt_free(tide_rt *rt)
     tide_queue_destroy(&rt->remote);
     tide_queue_destroy(&rt->results);
     pthread_mutex_destroy(&rt->idle_lock);
+    pthread_mutex_destroy(&rt->submit_lock);
     pthread_cond_destroy(&rt->work_cv);
     pthread_cond_destroy(&rt->comm_cv);
     tide_stats_free(&rt->log);
@@ -113,6 +114,7 @@ int tide_init(int *argc, char ***argv)
     tide_queue_init(&rt->remote);
     tide_queue_init(&rt->results);
     pthread_mutex_init(&rt->idle_lock, NULL);
+    pthread_mutex_init(&rt->submit_lock, NULL);
     pthread_cond_init(&rt->work_cv, NULL);
     pthread_cond_init(&rt->comm_cv, NULL);
     rt->data_comm = rt->coll_comm = MPI_COMM_NULL;
@@ -167,9 +169,13 @@ int tide_taskwait(void)
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait inside an OpenMP parallel region; call it "
                                          "from one thread per rank");
     bool expected = false;
-    if (!atomic_compare_exchange_strong(&rt->in_taskwait, &expected, true))
+    pthread_mutex_lock(&rt->submit_lock);
+    if (!atomic_compare_exchange_strong(&rt->in_taskwait, &expected, true)) {
+        pthread_mutex_unlock(&rt->submit_lock);
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
+    }
     rt->phase_tasks = atomic_exchange(&rt->submitted, 0);
+    pthread_mutex_unlock(&rt->submit_lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();

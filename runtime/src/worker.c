@@ -7,6 +7,9 @@
 
 void tide_workers_wake(tide_rt *rt)
 {
+    /* Pairs with the fence in wait_for_work: either the waker sees the worker idle, or the
+     * worker sees what the waker published before calling (a store-load pair needs both). */
+    atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load(&rt->idle_workers) == 0) return;
     pthread_mutex_lock(&rt->idle_lock);
     pthread_cond_broadcast(&rt->work_cv);
@@ -67,6 +70,7 @@ static void wait_for_work(tide_rt *rt, int target)
     ts.tv_nsec %= 1000000000;
     pthread_mutex_lock(&rt->idle_lock);
     atomic_fetch_add(&rt->idle_workers, 1);
+    atomic_thread_fence(memory_order_seq_cst);
     if (!phase_over(rt, target) && atomic_load(&rt->remote.count) == 0 &&
         (atomic_load(&rt->local.count) == 0 || !may_start_local(rt, target)))
         pthread_cond_timedwait(&rt->work_cv, &rt->idle_lock, &ts);
