@@ -500,7 +500,10 @@ static bool all_done(const comm_state *cs)
 static bool phase_step(comm_state *cs)
 {
     tide_rt *rt = cs->rt;
-    if (rt->running && cs->state != PH_START_SYNC && rt->lb->progress) rt->lb->progress(rt);
+    /* Not while records are gathered: every rank's work is done, and a steal request sent then
+     * could still be in flight when its target leaves tide_finalize. */
+    if (rt->running && cs->state != PH_START_SYNC && cs->state != PH_GATHER && rt->lb->progress)
+        rt->lb->progress(rt);
     switch (cs->state) {
     case PH_IDLE:
         if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
