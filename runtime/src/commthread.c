@@ -681,14 +681,15 @@ int tide_comm_start(tide_rt *rt)
     for (int i = 0; i < rt->size; i++) tide_queue_init(&rt->outgoing[i]);
     cs->rt = rt;
     cs->state = PH_IDLE;
+    the_state = cs; /* before the thread exists: it reads the_state when it sends */
     int rc = pthread_create(&rt->comm, NULL, comm_main, cs);
     if (rc) {
+        the_state = NULL;
         free(cs->all_status);
         free(cs->all);
         free(cs);
         return tide_fail(TIDE_ERR_STATE, "cannot start the comm thread: %s", strerror(rc));
     }
-    the_state = cs;
     return TIDE_OK;
 }
 

@@ -18,25 +18,24 @@ static bool plan_weighted(tide_rt *rt, const tide_rank_status *all)
     int64_t *off = malloc((size_t)(np + 1) * sizeof *off);
     double *load = malloc((size_t)np * sizeof *load);
     tide_move *moves = malloc((size_t)np * sizeof *moves);
-    bool ok = counts && off && load && moves;
+    /* Every rank must join the allgather below; one that could not would hang the others. */
+    if (!counts || !off || !load || !moves) tide_fatal("proact: out of memory planning a phase");
     off[0] = 0;
-    for (int i = 0; ok && i < np; i++) {
+    for (int i = 0; i < np; i++) {
         counts[i] = (int)all[i].queued;
         off[i + 1] = off[i] + counts[i];
         load[i] = all[i].L_pred;
     }
-    double *w = ok ? malloc((size_t)(off[np] + 1) * sizeof *w) : NULL;
-    int32_t *dest = ok ? malloc((size_t)(off[np] + 1) * sizeof *dest) : NULL;
-    double *mine = ok ? malloc((size_t)(counts[rt->rank] + 1) * sizeof *mine) : NULL;
-    ok = ok && w && dest && mine;
+    double *w = malloc((size_t)(off[np] + 1) * sizeof *w);
+    int32_t *dest = malloc((size_t)(off[np] + 1) * sizeof *dest);
+    double *mine = malloc((size_t)(counts[rt->rank] + 1) * sizeof *mine);
+    if (!w || !dest || !mine) tide_fatal("proact: out of memory planning a phase");
     /* Every rank joins the collective even when its own predictions failed (zeros then). */
-    if (ok && !tide_predict_task_times(rt, mine, counts[rt->rank]))
+    if (!tide_predict_task_times(rt, mine, counts[rt->rank]))
         for (int k = 0; k < counts[rt->rank]; k++) mine[k] = 0;
-    if (ok) tide_coll_allgatherv(rt, mine, counts[rt->rank], counts, w);
-    if (ok) {
-        tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
-        ok = tide_plan_proact_weighted(np, load, off, w, NULL, dest, &plan) == TIDE_PLAN_OK;
-    }
+    tide_coll_allgatherv(rt, mine, counts[rt->rank], counts, w);
+    tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
+    bool ok = tide_plan_proact_weighted(np, load, off, w, NULL, dest, &plan) == TIDE_PLAN_OK;
     if (ok) tide_offload_selected(rt, dest + off[rt->rank], counts[rt->rank]);
     free(counts), free(off), free(load), free(moves), free(w), free(dest), free(mine);
     return ok;

@@ -129,11 +129,12 @@ void tide_replica_local_start(tide_rt *rt, tide_task *t)
         if (d) r->cancel_dest = d;
         if (s && d) r->capcancel = cap;
     }
-    if (r->ncancel < r->capcancel) { /* out of memory: the copy runs and is discarded */
-        r->cancel_seq[r->ncancel] = t->seq;
-        r->cancel_dest[r->ncancel] = t->holder;
-        r->ncancel++;
-    }
+    /* Without its cancel the holder might never answer (if it already left its last
+     * taskwait), and the origin would wait for the answer forever: fail loudly instead. */
+    if (r->ncancel == r->capcancel) tide_fatal("out of memory for a replica cancel");
+    r->cancel_seq[r->ncancel] = t->seq;
+    r->cancel_dest[r->ncancel] = t->holder;
+    r->ncancel++;
     pthread_mutex_unlock(&r->lock);
     tide_comm_wake(rt);
 }
