@@ -139,6 +139,11 @@ int main(int argc, char **argv)
     int heavy = env_int("OBJ_HEAVY_US", 1000), light = env_int("OBJ_LIGHT_US", 250);
     const char *expect = getenv("OBJ_EXPECT") ? getenv("OBJ_EXPECT") : "distributed";
     bool central = strcmp(expect, "central") == 0;
+    /* Bounds, relaxed by the runs that limit a strategy on purpose (OBJ_MAX_HANDSHAKE: every
+     * rescheduling must run at most that many handshake rounds, e.g. TIDE_DIST_MAX_PHASES=1). */
+    double max_ratio = env_int("OBJ_MAX_RATIO_PCT", 85) / 100.0;
+    double best_bound = env_int("OBJ_BEST_AFTER_PCT", 90) / 100.0;
+    int max_handshake = env_int("OBJ_MAX_HANDSHAKE", 0);
     int64_t n = (int64_t)per_rank * size;
 
     for (int i = 0; i < per_rank; i++) {
@@ -179,6 +184,9 @@ int main(int argc, char **argv)
                    (long long)r->unplaced, st.load_max);
         int64_t moved = st.moved_total - before.moved_total;
         moved_seen += moved;
+        if (max_handshake > 0)
+            CHECK(r->handshake_rounds <= max_handshake, "%lld handshake rounds, at most %d allowed",
+                  (long long)r->handshake_rounds, max_handshake);
         if (reschedules == 1) first_ratio = r->max_before > 0 ? r->max_after / r->max_before : 1;
         CHECK(r->moved == moved && r->bytes_moved == moved * (int64_t)sizeof(obj_state),
               "record: %lld moved, %lld bytes", (long long)r->moved, (long long)r->bytes_moved);
@@ -243,12 +251,12 @@ int main(int argc, char **argv)
     CHECK_OK(tide_objects_stats_get(&st));
     /* The decision, on the loads it measured, and what the iterations after it measured (the
      * best of them: sleeps on a loaded machine can stretch any single one). */
-    CHECK(first_ratio < 0.85, "the first rescheduling took the max load only to %.2f x",
+    CHECK(first_ratio < max_ratio, "the first rescheduling took the max load only to %.2f x",
           first_ratio);
-    CHECK(best_after < 0.9 * first_max,
-          "no iteration after rescheduling had a max load below 0.9 x the first's (%.4f s vs "
+    CHECK(best_after < best_bound * first_max,
+          "no iteration after rescheduling had a max load below %.2f x the first's (%.4f s vs "
           "%.4f s)",
-          best_after, first_max);
+          best_bound, best_after, first_max);
     if (rank == 0)
         printf("%s (%s): %lld reschedulings, %lld moved, gather bytes beyond an ordinary iteration "
                "at most %lld (baseline %lld), max load %.4f -> %.4f s, last: %lld gossip rounds, "

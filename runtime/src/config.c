@@ -186,6 +186,25 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
     } else if (strcmp(name, "TIDE_LB_PERIOD") == 0) {
         rc = parse_long(name, v, 1, 1000000000L, &l, err, len);
         if (rc == TIDE_OK) c->lb_period = (int)l;
+    } else if (strcmp(name, "TIDE_REFINE_THRESHOLD") == 0) {
+        rc = parse_double(name, v, 1.0, 100.0, &c->global.refine_threshold, err, len);
+    } else if (strcmp(name, "TIDE_SMARTLB_THRESHOLD") == 0) {
+        rc = parse_double(name, v, 0.0, 0.99, &c->global.smart_threshold, err, len);
+    } else if (strcmp(name, "TIDE_COMM_ALPHA") == 0) {
+        rc = parse_double(name, v, 0.0, 1.0, &c->global.comm_alpha, err, len);
+    } else if (strcmp(name, "TIDE_PACKDROP_TOLERANCE") == 0) {
+        rc = parse_double(name, v, 0.0, 10.0, &c->global.packdrop_tolerance, err, len);
+    } else if (strcmp(name, "TIDE_GOSSIP_FANOUT") == 0) {
+        rc = parse_long(name, v, 1, 1024, &l, err, len);
+        if (rc == TIDE_OK) c->global.gossip_fanout = (int32_t)l;
+    } else if (strcmp(name, "TIDE_DIST_TARGET_RATIO") == 0) {
+        rc = parse_double(name, v, 1.0, 100.0, &c->global.dist_target_ratio, err, len);
+    } else if (strcmp(name, "TIDE_DIST_MAX_TRIALS") == 0) {
+        rc = parse_long(name, v, 1, 1000000, &l, err, len);
+        if (rc == TIDE_OK) c->global.dist_max_trials = (int32_t)l;
+    } else if (strcmp(name, "TIDE_DIST_MAX_PHASES") == 0) {
+        rc = parse_long(name, v, 1, 1000000, &l, err, len);
+        if (rc == TIDE_OK) c->global.dist_max_phases = (int32_t)l;
     } else if (strcmp(name, "TIDE_OBJECTS_STATS") == 0) {
         if (strlen(v) >= sizeof c->objects_stats_path)
             return bad(err, len, name, v, "a path shorter than 1024 bytes");
@@ -226,6 +245,7 @@ void tide_config_defaults(tide_config *c)
     tide_model_params_defaults(&c->pred);
     snprintf(c->global_lb, sizeof c->global_lb, "none");
     c->lb_period = 10;
+    tide_lb_params_default(&c->global);
 }
 
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len)

@@ -3,6 +3,7 @@
 #define TIDE_INTERNAL_H
 
 #include "tide.h"
+#include "tide_global.h"
 #include "tide_predictor.h"
 
 #include <mpi.h>
@@ -56,6 +57,7 @@ typedef struct tide_config {
     char tool_path[1024];   /* TIDE_TOOL */
     char global_lb[32];     /* TIDE_GLOBAL_LB: objects' global strategy (tide_lb_find name) */
     int lb_period;          /* TIDE_LB_PERIOD: iterations between reschedulings */
+    tide_lb_params global;  /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
     char objects_stats_path[1024]; /* TIDE_OBJECTS_STATS; "" = none */
 } tide_config;
 

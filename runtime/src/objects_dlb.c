@@ -665,8 +665,7 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
     }
     double load_before = D.load;
     D.rng = tide_lb_rank_seed(seed, L->rank);
-    tide_lb_params prm;
-    tide_lb_params_default(&prm);
+    tide_lb_params prm = tide_rt_global->cfg.global;
     prm.seed = seed;
 
     double t0 = tide_now(), t_gather = 0;

@@ -302,8 +302,7 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
                         .comm_off = off,
                         .comm_adj = adj,
                         .comm_vol = vol};
-    tide_lb_params params;
-    tide_lb_params_default(&params);
+    tide_lb_params params = tide_rt_global->cfg.global;
     params.seed = seed;
     double t1 = tide_now();
     int rc = L->lb->plan(&in, &params, new_owner);
