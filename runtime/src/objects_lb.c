@@ -278,7 +278,7 @@ void tide_objlb_finish(tide_objects_layer *L, const tide_objects_lb_record *rec)
 
 void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
 {
-    if (L->lb->plan == tide_lb_packdrop || L->lb->plan == tide_lb_distributed) {
+    if (L->lb->distributed) {
         tide_objdlb_run(L, seed);
         return;
     }

@@ -118,7 +118,10 @@ int tide_lb_distributed(const tide_lb_input *in, const tide_lb_params *params, i
  * ------------------------------------------------------------------------------------------- */
 typedef struct tide_lb_strategy {
     const char *name;
-    tide_lb_fn plan;
+    tide_lb_fn plan; /* the whole mapping from every object's load (a simulation when distributed) */
+    /* A decentralized strategy: a runtime runs it as a message protocol between the ranks from
+     * its per-rank steps (below), and `plan` is its sequential simulation. */
+    bool distributed;
 } tide_lb_strategy;
 
 const tide_lb_strategy *tide_lb_find(const char *name); /* NULL when unknown */

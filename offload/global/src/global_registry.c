@@ -7,15 +7,15 @@
 #include <string.h>
 
 static const tide_lb_strategy strategies[] = {
-    {"none", tide_lb_none},
-    {"greedy", tide_lb_greedy},
-    {"refine", tide_lb_refine},
-    {"random", tide_lb_random},
-    {"greedy_comm", tide_lb_greedy_comm},
-    {"refine_comm", tide_lb_refine_comm},
-    {"smartlb", tide_lb_smartlb},
-    {"packdrop", tide_lb_packdrop},
-    {"distributed", tide_lb_distributed},
+    {"none", tide_lb_none, false},
+    {"greedy", tide_lb_greedy, false},
+    {"refine", tide_lb_refine, false},
+    {"random", tide_lb_random, false},
+    {"greedy_comm", tide_lb_greedy_comm, false},
+    {"refine_comm", tide_lb_refine_comm, false},
+    {"smartlb", tide_lb_smartlb, false},
+    {"packdrop", tide_lb_packdrop, true},
+    {"distributed", tide_lb_distributed, true},
 };
 
 const tide_lb_strategy *tide_lb_strategies(size_t *n)

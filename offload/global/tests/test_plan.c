@@ -41,6 +41,9 @@ static void registry(void)
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         const tide_lb_strategy *s = tide_lb_find(names[i]);
         CHECK(s != NULL && strcmp(s->name, names[i]) == 0 && s->plan != NULL);
+        /* The decentralized ones, which a runtime runs as protocols between ranks. */
+        CHECK(s->distributed == (strcmp(names[i], "packdrop") == 0 ||
+                                 strcmp(names[i], "distributed") == 0));
     }
     CHECK(tide_lb_find("GreedyLB") == NULL);
     CHECK(tide_lb_find(NULL) == NULL);
