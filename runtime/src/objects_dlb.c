@@ -47,7 +47,7 @@ typedef struct dlb {
 
     int64_t k;         /* this rank's objects when the round began: L->loc[0 .. k) */
     double *w;         /* their loads (mean execution time over the window) */
-    int32_t *dest;     /* new owner of each, -1 while it stays */
+    int32_t *dest;     /* new owner of each (this rank while it stays) */
     double load;       /* this rank's load as the protocol goes: own kept + accepted */
     uint64_t rng;      /* this rank's stream */
     tide_obj_buf *out; /* np: what this rank sends each rank in the current exchange */
@@ -384,7 +384,7 @@ static void run_packdrop(dlb *D, const tide_lb_params *prm, double *t_gather)
         handshake(D, pd_answer, &C);
     }
     for (int64_t i = 0; i < D->k; i++)
-        if (batch_of[i] >= 0) D->dest[i] = C.b[batch_of[i]].target;
+        if (batch_of[i] >= 0 && C.b[batch_of[i]].target >= 0) D->dest[i] = C.b[batch_of[i]].target;
     free(round);
     free(targets);
     free(C.b);
@@ -471,7 +471,7 @@ static void run_distributed(dlb *D, const tide_lb_params *prm, double *t_gather)
             for (int64_t j = 0; j < D->k && projected > threshold; j++) {
                 int64_t o = objs[j].i;
                 double w = objs[j].w;
-                if (D->dest[o] >= 0 || w <= 0.0) continue;
+                if (D->dest[o] != D->me || w <= 0.0) continue; /* already gone */
                 int64_t i = tide_distributed_pick(m, view, cdf, w, threshold, prm->dist_max_trials,
                                                   &D->rng, NULL, NULL);
                 if (i < 0) {
@@ -523,7 +523,7 @@ static move *confirm_and_migrate(dlb *D, int64_t *nmoves, int64_t *bytes)
     for (int64_t i = 0; i < D->k; i++) {
         tide_obj *o = L->loc[i];
         int32_t to = D->dest[i];
-        if (to < 0) {
+        if (to == L->rank) {
             L->loc[kept++] = o;
             continue;
         }
@@ -618,28 +618,6 @@ static double crossing_volume(const tide_objects_layer *L)
     return L->window > 0 ? v / (double)L->window : v;
 }
 
-/* This rank's part of the latest rescheduling, for the JSON report (gathered at finalize). */
-static void keep_last_local(tide_objects_layer *L, const dlb *D, const int64_t *ids)
-{
-    tide_objstats_free_last(L);
-    L->last_local = true;
-    L->last_nobj = D->k;
-    L->last_id = malloc((size_t)(D->k + 1) * sizeof *L->last_id);
-    L->last_load = malloc((size_t)(D->k + 1) * sizeof *L->last_load);
-    L->last_owner = malloc((size_t)(D->k + 1) * sizeof *L->last_owner);
-    L->last_new = malloc((size_t)(D->k + 1) * sizeof *L->last_new);
-    L->last_edges = malloc((size_t)(L->nedges + 1) * sizeof *L->last_edges);
-    TIDE_OBJ_NEED(L->last_id && L->last_load && L->last_owner && L->last_new && L->last_edges);
-    for (int64_t i = 0; i < D->k; i++) {
-        L->last_id[i] = ids[i];
-        L->last_load[i] = D->w[i];
-        L->last_owner[i] = L->rank;
-        L->last_new[i] = D->dest[i] >= 0 ? D->dest[i] : L->rank;
-    }
-    L->last_nedges = L->nedges;
-    if (L->nedges) memcpy(L->last_edges, L->edges, (size_t)L->nedges * sizeof *L->edges);
-}
-
 void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
 {
     int np = L->size;
@@ -647,20 +625,17 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
     D.k = L->nloc;
     D.w = malloc((size_t)(D.k + 1) * sizeof *D.w);
     D.dest = malloc((size_t)(D.k + 1) * sizeof *D.dest);
-    int64_t *ids = malloc((size_t)(D.k + 1) * sizeof *ids);
     D.out = calloc((size_t)np, sizeof *D.out);
     D.reply = calloc((size_t)np, sizeof *D.reply);
     D.heard = malloc((size_t)np * sizeof *D.heard);
     D.known = malloc((size_t)np * sizeof *D.known);
     D.asked = malloc((size_t)np * sizeof *D.asked);
     D.from = calloc((size_t)np, sizeof *D.from);
-    TIDE_OBJ_NEED(D.w && D.dest && ids && D.out && D.reply && D.heard && D.known && D.asked &&
-                  D.from);
+    TIDE_OBJ_NEED(D.w && D.dest && D.out && D.reply && D.heard && D.known && D.asked && D.from);
     for (int64_t i = 0; i < D.k; i++) {
         const tide_obj *o = L->loc[i];
         D.w[i] = o->load_n ? o->load_sum / (double)o->load_n : 0.0;
-        D.dest[i] = -1;
-        ids[i] = o->id;
+        D.dest[i] = L->rank;
         D.load += D.w[i];
     }
     double load_before = D.load;
@@ -674,7 +649,7 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
     else
         run_distributed(&D, &prm, &t_gather);
     double t1 = tide_now();
-    keep_last_local(L, &D, ids);
+    tide_objstats_keep_last(L, D.w, D.dest);
     double comm_before = crossing_volume(L);
     int64_t nmoves, bytes;
     move *mv = confirm_and_migrate(&D, &nmoves, &bytes);
@@ -714,7 +689,6 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
     tide_objlb_finish(L, &rec);
 
     free(mv);
-    free(ids);
     free(D.w);
     free(D.dest);
     for (int r = 0; r < np; r++) {

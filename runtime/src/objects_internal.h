@@ -47,6 +47,13 @@ typedef struct tide_obj_edge {
     double bytes;
 } tide_obj_edge;
 
+/* One object in the report of a rescheduling. */
+typedef struct tide_obj_report {
+    int64_t id;
+    double load;
+    int32_t owner, new_owner;
+} tide_obj_report;
+
 typedef struct tide_objects_layer {
     bool started; /* the collective part exists (communicator) */
     bool broken;  /* a collective check failed: every later call reports it */
@@ -85,12 +92,10 @@ typedef struct tide_objects_layer {
     int64_t nhist, hist_cap;
     double *iter_load; /* per iteration: max, avg rank load */
     int64_t iter_cap;
-    /* The latest rescheduling's input, for the JSON report. */
+    /* The latest rescheduling, for the JSON report: this rank's objects and message volumes
+     * (every rank's, sorted by id, on rank 0 after tide_objstats_gather_last). */
     int64_t last_nobj, last_nedges;
-    bool last_local; /* the last_* arrays hold this rank's part only (distributed strategies) */
-    int64_t *last_id;
-    double *last_load;
-    int32_t *last_owner, *last_new;
+    tide_obj_report *last_obj;
     tide_obj_edge *last_edges;
 } tide_objects_layer;
 
@@ -134,7 +139,10 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed);
 void tide_objstats_iteration(tide_objects_layer *L, double load_self, int64_t delivered,
                              int64_t bytes);
 int tide_objstats_write_json(const tide_objects_layer *L, const char *path);
-/* Collective: when last_local, gathers every rank's part of the last rescheduling on rank 0. */
+/* Keeps this rank's part of a rescheduling before its objects migrate: load[i] and dest[i] (new
+ * owner) of L->loc[i], and the message volumes of the window. */
+void tide_objstats_keep_last(tide_objects_layer *L, const double *load, const int32_t *dest);
+/* Collective: gathers every rank's part of the last rescheduling on rank 0. */
 void tide_objstats_gather_last(tide_objects_layer *L);
 /* Frees the kept input of the latest rescheduling (the report's last_reschedule). */
 void tide_objstats_free_last(tide_objects_layer *L);

@@ -119,9 +119,8 @@ static int cmp_iedge(const void *a, const void *b)
 }
 
 /* All ranks' message volumes as one graph over directory indices, per iteration of the
- * window. Returns the number of edges gathered (with ids, kept for the report). */
-static int64_t gather_graph(tide_objects_layer *L, tide_obj_edge **edges_out, int64_t **off,
-                            int64_t **adj, double **vol)
+ * window (CSR arrays, all NULL when no object sent anything). */
+static void gather_graph(tide_objects_layer *L, int64_t **off, int64_t **adj, double **vol)
 {
     int np = L->size;
     int *counts = malloc((size_t)np * sizeof *counts),
@@ -140,11 +139,13 @@ static int64_t gather_graph(tide_objects_layer *L, tide_obj_edge **edges_out, in
     free(counts);
     free(displs);
     int64_t m = (int64_t)(total / sizeof *all);
-    *edges_out = all;
     *off = NULL;
     *adj = NULL;
     *vol = NULL;
-    if (m == 0) return 0;
+    if (m == 0) {
+        free(all);
+        return;
+    }
 
     iedge *e = malloc((size_t)m * sizeof *e);
     TIDE_OBJ_NEED(e);
@@ -174,7 +175,7 @@ static int64_t gather_graph(tide_objects_layer *L, tide_obj_edge **edges_out, in
     for (int64_t i = 0; i < L->ndir; i++)
         (*off)[i + 1] += (*off)[i];
     free(e);
-    return m;
+    free(all);
 }
 
 /* Sends every local object whose new owner is another rank there, state and identity, and
@@ -238,22 +239,20 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
     free(rdispl);
 }
 
-/* Keeps the input and result of the latest rescheduling for the JSON report. */
-static void keep_last(tide_objects_layer *L, double *load, int32_t *new_owner, tide_obj_edge *edges,
-                      int64_t nedges)
+/* This rank's part of the report: its objects' loads and new owners, before they migrate. */
+static void keep_last(tide_objects_layer *L, const double *load, const int32_t *new_owner)
 {
-    tide_objstats_free_last(L);
-    L->last_local = false;
-    L->last_nobj = L->ndir;
-    L->last_id = malloc((size_t)(L->ndir + 1) * sizeof *L->last_id);
-    L->last_owner = malloc((size_t)(L->ndir + 1) * sizeof *L->last_owner);
-    TIDE_OBJ_NEED(L->last_id && L->last_owner);
-    if (L->ndir) memcpy(L->last_id, L->dir_id, (size_t)L->ndir * sizeof *L->last_id);
-    if (L->ndir) memcpy(L->last_owner, L->dir_owner, (size_t)L->ndir * sizeof *L->last_owner);
-    L->last_load = load;
-    L->last_new = new_owner;
-    L->last_edges = edges;
-    L->last_nedges = nedges;
+    double *w = malloc((size_t)(L->nloc + 1) * sizeof *w);
+    int32_t *dest = malloc((size_t)(L->nloc + 1) * sizeof *dest);
+    TIDE_OBJ_NEED(w && dest);
+    for (int64_t i = 0; i < L->nloc; i++) {
+        int64_t k = tide_objdir_find(L, L->loc[i]->id);
+        w[i] = load[k];
+        dest[i] = new_owner[k];
+    }
+    tide_objstats_keep_last(L, w, dest);
+    free(w);
+    free(dest);
 }
 
 void tide_objlb_finish(tide_objects_layer *L, const tide_objects_lb_record *rec)
@@ -284,10 +283,9 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
     }
     double t0 = tide_now();
     double *load = gather_loads(L);
-    tide_obj_edge *edges;
     int64_t *off, *adj;
     double *vol;
-    int64_t nedges = gather_graph(L, &edges, &off, &adj, &vol);
+    gather_graph(L, &off, &adj, &vol);
     double *bytes = malloc((size_t)(L->ndir + 1) * sizeof *bytes);
     int32_t *new_owner = malloc((size_t)(L->ndir + 1) * sizeof *new_owner);
     TIDE_OBJ_NEED(bytes && new_owner);
@@ -312,7 +310,7 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
     tide_lb_summary sum;
     if (tide_lb_summarize(&in, new_owner, &sum) != TIDE_PLAN_OK)
         tide_fatal("objects: the mapping of strategy %s is invalid", L->lb->name);
-    keep_last(L, load, new_owner, edges, nedges);
+    keep_last(L, load, new_owner);
     migrate(L, new_owner);
     double t3 = tide_now();
 
@@ -330,6 +328,8 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
                                   .comm_before = sum.comm_before,
                                   .comm_after = sum.comm_after};
     tide_objlb_finish(L, &rec);
+    free(load);
+    free(new_owner);
     free(bytes);
     free(off);
     free(adj);

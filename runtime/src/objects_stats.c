@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 void tide_objstats_iteration(tide_objects_layer *L, double load_self, int64_t delivered,
                              int64_t bytes)
@@ -73,8 +74,8 @@ int tide_objstats_write_json(const tide_objects_layer *L, const char *path)
     fprintf(f, "],\n\"last_reschedule\": {\"objects\": [");
     for (int64_t i = 0; i < (L->nhist ? L->last_nobj : 0); i++)
         fprintf(f, "%s\n  {\"id\": %lld, \"load\": %.9g, \"owner\": %d, \"new_owner\": %d}",
-                i ? "," : "", (long long)L->last_id[i], L->last_load[i], L->last_owner[i],
-                L->last_new[i]);
+                i ? "," : "", (long long)L->last_obj[i].id, L->last_obj[i].load,
+                L->last_obj[i].owner, L->last_obj[i].new_owner);
     fprintf(f, "],\n  \"comm\": [");
     for (int64_t i = 0; i < (L->nhist ? L->last_nedges : 0); i++)
         fprintf(f, "%s\n  {\"from\": %lld, \"to\": %lld, \"bytes\": %.9g}", i ? "," : "",
@@ -103,19 +104,27 @@ void tide_objstats_print(const tide_objects_layer *L, FILE *out)
                 st->load_avg > 0 ? st->load_max / st->load_avg - 1 : 0.0);
 }
 
-typedef struct last_obj {
-    int64_t id;
-    double load;
-    int32_t owner, new_owner;
-} last_obj;
-
-static int cmp_last_obj(const void *a, const void *b)
+void tide_objstats_keep_last(tide_objects_layer *L, const double *load, const int32_t *dest)
 {
-    int64_t x = ((const last_obj *)a)->id, y = ((const last_obj *)b)->id;
+    tide_objstats_free_last(L);
+    L->last_obj = malloc((size_t)(L->nloc + 1) * sizeof *L->last_obj);
+    L->last_edges = malloc((size_t)(L->nedges + 1) * sizeof *L->last_edges);
+    TIDE_OBJ_NEED(L->last_obj && L->last_edges);
+    for (int64_t i = 0; i < L->nloc; i++)
+        L->last_obj[i] = (tide_obj_report){L->loc[i]->id, load[i], L->rank, dest[i]};
+    if (L->nedges) memcpy(L->last_edges, L->edges, (size_t)L->nedges * sizeof *L->edges);
+    L->last_nobj = L->nloc;
+    L->last_nedges = L->nedges;
+}
+
+static int cmp_report(const void *a, const void *b)
+{
+    int64_t x = ((const tide_obj_report *)a)->id, y = ((const tide_obj_report *)b)->id;
     return (x > y) - (x < y);
 }
 
-/* Gathers n elements of size bytes from every rank into a fresh array on rank 0. */
+/* Gathers n elements of size bytes from every rank into a fresh array on rank 0 (NULL
+ * elsewhere); *total receives the number gathered (0 elsewhere). */
 static void *gather_to_root(const tide_objects_layer *L, const void *mine, int64_t n, size_t size,
                             int64_t *total)
 {
@@ -146,57 +155,24 @@ static void *gather_to_root(const tide_objects_layer *L, const void *mine, int64
 
 void tide_objstats_gather_last(tide_objects_layer *L)
 {
-    if (!L->last_local || !L->nhist) return; /* alike on every rank: same strategy, same history */
-    last_obj *mine = malloc((size_t)(L->last_nobj + 1) * sizeof *mine);
-    TIDE_OBJ_NEED(mine);
-    for (int64_t i = 0; i < L->last_nobj; i++)
-        mine[i] = (last_obj){L->last_id[i], L->last_load[i], L->last_owner[i], L->last_new[i]};
+    if (!L->nhist) return; /* alike on every rank: the same reschedulings ran everywhere */
     int64_t nobj, nedges;
-    last_obj *objs = gather_to_root(L, mine, L->last_nobj, sizeof *mine, &nobj);
+    tide_obj_report *objs = gather_to_root(L, L->last_obj, L->last_nobj, sizeof *objs, &nobj);
     tide_obj_edge *edges =
         gather_to_root(L, L->last_edges, L->last_nedges, sizeof *L->last_edges, &nedges);
-    free(mine);
-    free(L->last_edges);
-    L->last_edges = edges;
-    L->last_nedges = L->rank == 0 ? nedges : 0;
-    L->last_local = false;
-    if (L->rank != 0) {
-        L->last_nobj = 0;
-        return;
-    }
-    qsort(objs, (size_t)nobj, sizeof *objs, cmp_last_obj);
-    int64_t *id = realloc(L->last_id, (size_t)(nobj + 1) * sizeof *id);
-    double *load = realloc(L->last_load, (size_t)(nobj + 1) * sizeof *load);
-    TIDE_OBJ_NEED(id && load);
-    L->last_id = id;
-    L->last_load = load;
-    int32_t *owner = realloc(L->last_owner, (size_t)(nobj + 1) * sizeof *owner);
-    TIDE_OBJ_NEED(owner);
-    L->last_owner = owner;
-    int32_t *nw = realloc(L->last_new, (size_t)(nobj + 1) * sizeof *nw);
-    TIDE_OBJ_NEED(nw);
-    L->last_new = nw;
-    for (int64_t i = 0; i < nobj; i++) {
-        id[i] = objs[i].id;
-        load[i] = objs[i].load;
-        owner[i] = objs[i].owner;
-        nw[i] = objs[i].new_owner;
-    }
+    tide_objstats_free_last(L);
+    if (objs) qsort(objs, (size_t)nobj, sizeof *objs, cmp_report);
+    L->last_obj = objs;
     L->last_nobj = nobj;
-    free(objs);
+    L->last_edges = edges;
+    L->last_nedges = nedges;
 }
 
 void tide_objstats_free_last(tide_objects_layer *L)
 {
-    free(L->last_id);
-    free(L->last_load);
-    free(L->last_owner);
-    free(L->last_new);
+    free(L->last_obj);
     free(L->last_edges);
-    L->last_id = NULL;
-    L->last_load = NULL;
-    L->last_owner = NULL;
-    L->last_new = NULL;
+    L->last_obj = NULL;
     L->last_edges = NULL;
     L->last_nobj = L->last_nedges = 0;
 }
