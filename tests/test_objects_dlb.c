@@ -1,13 +1,14 @@
 #define _POSIX_C_SOURCE 200809L
 /* The distributed strategies (packdrop, distributed) run as message protocols: no rank gathers
  * the loads. This test interposes the MPI gather family (MPI_Allgather, MPI_Allgatherv,
- * MPI_Gather, MPI_Gatherv, MPI_Alltoall, MPI_Alltoallv, through PMPI) and counts the bytes the
- * main thread receives through them during each tide_objects_iterate. An iteration without
- * rescheduling gives the baseline (the registration's count exchange and the message routing's);
- * an iteration that reschedules may then receive, beyond the baseline, only the directory update:
- * one int per rank and 16 bytes per moved object. A centralized strategy (OBJ_EXPECT=central)
- * must receive at least 8 bytes per object more: the control that shows the counter sees a
- * gather of the loads.
+ * MPI_Gather, MPI_Gatherv, MPI_Alltoall, MPI_Alltoallv, through PMPI) and counts the bytes this
+ * process receives through them during each tide_objects_iterate (the layer's collectives run on
+ * Tide's comm thread; with TIDE_LB=none the task layer's own are non-blocking ones, not counted).
+ * An iteration without rescheduling gives the baseline (the registration's count exchange and the
+ * message routing's); an iteration that reschedules may then receive, beyond the baseline, only the
+ * directory update: one int per rank and 16 bytes per moved object. A centralized strategy
+ * (OBJ_EXPECT=central) must receive at least 8 bytes per object more: the control that shows the
+ * counter sees a gather of the loads.
  *
  * Workload: OBJ_PER_RANK objects per rank; the objects of the ranks below size / 2 sleep
  * OBJ_HEAVY_US per iteration, the others OBJ_LIGHT_US, so the first iteration is imbalanced.
@@ -20,13 +21,14 @@
 #include "tide.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
-/* ---- interposed collectives: bytes received by the main thread while `counting` ---- */
-static _Thread_local bool counting;
-static long long received;
+/* ---- interposed collectives: bytes received by any thread while `counting` ---- */
+static atomic_bool counting;
+static atomic_llong received;
 
 static long long type_bytes(MPI_Datatype t, long long n)
 {

@@ -607,6 +607,39 @@ static void idle_sleep(tide_rt *rt, long us)
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
+void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg)
+{
+    pthread_mutex_lock(&rt->idle_lock);
+    rt->call_fn = fn;
+    rt->call_arg = arg;
+    rt->call_done = false;
+    atomic_store_explicit(&rt->call_pending, true, memory_order_release);
+    rt->comm_wake_pending = true;
+    pthread_cond_signal(&rt->comm_cv);
+    while (!rt->call_done) pthread_cond_wait(&rt->call_cv, &rt->idle_lock);
+    pthread_mutex_unlock(&rt->idle_lock);
+}
+
+/* A tide_comm_call, if one waits and no phase runs (the caller is outside tide_taskwait, so none
+ * starts meanwhile). One atomic load per turn when there is none. */
+static bool run_call(comm_state *cs)
+{
+    tide_rt *rt = cs->rt;
+    if (cs->state != PH_IDLE || !atomic_load_explicit(&rt->call_pending, memory_order_acquire))
+        return false;
+    pthread_mutex_lock(&rt->idle_lock);
+    void (*fn)(void *) = rt->call_fn;
+    void *arg = rt->call_arg;
+    pthread_mutex_unlock(&rt->idle_lock);
+    fn(arg);
+    pthread_mutex_lock(&rt->idle_lock);
+    atomic_store_explicit(&rt->call_pending, false, memory_order_relaxed);
+    rt->call_done = true;
+    pthread_cond_broadcast(&rt->call_cv);
+    pthread_mutex_unlock(&rt->idle_lock);
+    return true;
+}
+
 void tide_comm_wake(tide_rt *rt)
 {
     pthread_mutex_lock(&rt->idle_lock);
@@ -645,6 +678,7 @@ static void *comm_main(void *arg)
         bool did = poll_incoming(cs);
         did |= send_results(cs);
         did |= phase_step(cs);
+        did |= run_call(cs);
         did |= send_outgoing(cs);
         did |= tide_replica_flush_cancels(rt);
         did |= complete_sends(cs);

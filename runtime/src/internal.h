@@ -355,6 +355,13 @@ struct tide_rt {
     pthread_cond_t work_cv, comm_cv;
     atomic_int idle_workers;
     bool comm_wake_pending; /* under idle_lock: a tide_comm_wake the comm thread did not see */
+    /* tide_comm_call: a function the comm thread runs for the application thread between
+     * phases (fields under idle_lock; call_pending published with release). */
+    void (*call_fn)(void *);
+    void *call_arg;
+    bool call_done;
+    atomic_bool call_pending;
+    pthread_cond_t call_cv;
 
     tide_phase_log log;
     tide_phase_stats last;
@@ -389,6 +396,11 @@ extern tide_rt *tide_rt_global;
 int tide_comm_start(tide_rt *rt);
 void tide_comm_stop(tide_rt *rt);
 void tide_comm_wake(tide_rt *rt);
+/* Runs fn(arg) on the comm thread, between phases, and returns when it is done: how the rest of
+ * the runtime (the objects layer) uses MPI while the comm thread stays its only MPI thread.
+ * From the application thread outside tide_taskwait only; fn may block in collectives that every
+ * rank's comm thread enters the same way. */
+void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg);
 void tide_workers_wake(tide_rt *rt);
 /* Runs tasks on this thread until the phase is done everywhere. */
 void tide_worker_loop(tide_rt *rt, int slot);

@@ -185,6 +185,40 @@ static void layer_start(tide_objects_layer *L)
     L->started = true;
 }
 
+/* The layer's collective steps. They call MPI, so they run on the comm thread (tide_comm_call),
+ * between phases, while the application thread waits. */
+typedef struct layer_step {
+    tide_objects_layer *L;
+    int rc;
+    double load_self;
+} layer_step;
+
+static void register_step(void *arg)
+{
+    layer_step *s = arg;
+    if (!s->L->started) layer_start(s->L);
+    s->rc = tide_objdir_register(s->L);
+}
+
+static void reschedule_and_route_step(void *arg)
+{
+    layer_step *s = arg;
+    tide_objects_layer *L = s->L;
+    if (L->lb->plan != tide_lb_none && L->window >= L->period)
+        tide_objlb_run(L,
+                       tide_rt_global->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)L->iteration);
+    int64_t delivered, bytes;
+    tide_objmsg_route(L, &delivered, &bytes);
+    tide_objstats_iteration(L, s->load_self, delivered, bytes);
+}
+
+static void close_step(void *arg)
+{
+    layer_step *s = arg;
+    tide_objstats_gather_last(s->L);
+    MPI_Comm_free(&s->L->comm);
+}
+
 static void submit_objects(tide_objects_layer *L)
 {
     for (int64_t i = 0; i < L->nloc; i++) {
@@ -218,30 +252,25 @@ int tide_objects_iterate(void)
                                          "taskwait; call it from one thread per rank");
     tide_objects_layer *L = layer_get();
     if (!L) return tide_fail(TIDE_ERR_NOMEM, "tide_objects_iterate: out of memory");
-    if (!L->started) layer_start(L);
-    rc = tide_objdir_register(L);
-    if (rc != TIDE_OK) return rc;
+    layer_step step = {.L = L};
+    tide_comm_call(tide_rt_global, register_step, &step);
+    if (step.rc != TIDE_OK) /* the detail was recorded on the comm thread */
+        return tide_fail(step.rc, "tide_objects_iterate: %s", L->broken_msg);
 
     submit_objects(L);
     rc = tide_taskwait();
     if (rc != TIDE_OK) tide_fatal("objects: tide_taskwait failed: %s", tide_last_error_message());
-    double load_self = 0;
     for (int64_t i = 0; i < L->nloc; i++) {
         tide_obj *o = L->loc[i];
         o->load_sum += o->time;
         o->load_n++;
-        load_self += o->time;
+        step.load_self += o->time;
         o->running.len = 0;
         o->nrunning = 0;
     }
     tide_objmsg_count(L);
     L->window++;
-    if (L->lb->plan != tide_lb_none && L->window >= L->period)
-        tide_objlb_run(L,
-                       tide_rt_global->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)L->iteration);
-    int64_t delivered, bytes;
-    tide_objmsg_route(L, &delivered, &bytes);
-    tide_objstats_iteration(L, load_self, delivered, bytes);
+    tide_comm_call(tide_rt_global, reschedule_and_route_step, &step);
     L->iteration++;
     return TIDE_OK;
 }
@@ -353,11 +382,11 @@ int tide_objects_finalize(void)
     int rc = TIDE_OK;
     if (L->started) {
         const tide_config *cfg = &tide_rt_global->cfg;
-        tide_objstats_gather_last(L);
+        layer_step step = {.L = L};
+        tide_comm_call(tide_rt_global, close_step, &step);
         if (L->rank == 0 && cfg->objects_stats_path[0])
             rc = tide_objstats_write_json(L, cfg->objects_stats_path);
         if (L->rank == 0 && !cfg->quiet) tide_objstats_print(L, stdout);
-        MPI_Comm_free(&L->comm);
     }
     layer_free(L);
     return rc;

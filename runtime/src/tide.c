@@ -86,6 +86,7 @@ static void rt_free(tide_rt *rt)
     pthread_mutex_destroy(&rt->submit_lock);
     pthread_cond_destroy(&rt->work_cv);
     pthread_cond_destroy(&rt->comm_cv);
+    pthread_cond_destroy(&rt->call_cv);
     tide_stats_free(&rt->log);
     free(rt->slots);
     free(rt);
@@ -117,6 +118,7 @@ int tide_init(int *argc, char ***argv)
     pthread_mutex_init(&rt->submit_lock, NULL);
     pthread_cond_init(&rt->work_cv, NULL);
     pthread_cond_init(&rt->comm_cv, NULL);
+    pthread_cond_init(&rt->call_cv, NULL);
     rt->data_comm = rt->coll_comm = MPI_COMM_NULL;
 
     int rc = init_mpi(rt, argc, argv);
