@@ -18,7 +18,6 @@
  */
 #include "objects_internal.h"
 
-#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -51,6 +50,7 @@ typedef struct dlb {
     double load;       /* this rank's load as the protocol goes: own kept + accepted */
     uint64_t rng;      /* this rank's stream */
     tide_obj_buf *out; /* np: what this rank sends each rank in the current exchange */
+    tide_obj_buf in;   /* the message being received (reused) */
 
     /* Gossip: what this rank heard. */
     double *heard;  /* np: announced load, NAN when not heard of */
@@ -68,18 +68,19 @@ typedef struct dlb {
     int64_t gossip_rounds, handshake_rounds, gossip_messages, proposals, refused, unplaced;
 } dlb;
 
-static int to_int(size_t n, const char *what)
-{
-    if (n > INT_MAX)
-        tide_fatal("objects: %s of %zu bytes for one rank exceeds MPI's int counts", what, n);
-    return (int)n;
-}
-
 static void buf_put(tide_obj_buf *b, const void *p, size_t n)
 {
     TIDE_OBJ_NEED(tide_obj_buf_reserve(b, n));
     memcpy(b->data + b->len, p, n);
     b->len += n;
+}
+
+/* Room for a message of n bytes in D->in (what it held before is not kept). */
+static unsigned char *in_room(dlb *D, size_t n)
+{
+    D->in.len = 0;
+    TIDE_OBJ_NEED(tide_obj_buf_reserve(&D->in, n));
+    return D->in.data;
 }
 
 typedef void (*recv_fn)(dlb *D, int src, const unsigned char *buf, size_t len);
@@ -97,10 +98,8 @@ static void exchange(dlb *D, int tag, recv_fn recv)
     int nreq = 0;
     for (int r = 0; r < D->np; r++)
         if (D->out[r].len)
-            MPI_Issend(D->out[r].data, to_int(D->out[r].len, "protocol message"), MPI_BYTE, r, tag,
-                       comm, &req[nreq++]);
-    unsigned char *rbuf = NULL;
-    size_t rcap = 0;
+            MPI_Issend(D->out[r].data, tide_obj_mpi_count(D->out[r].len, "protocol message"),
+                       MPI_BYTE, r, tag, comm, &req[nreq++]);
     bool in_barrier = false;
     MPI_Request barrier = MPI_REQUEST_NULL;
     for (;;) {
@@ -112,12 +111,7 @@ static void exchange(dlb *D, int tag, recv_fn recv)
         if (flag) {
             int n;
             MPI_Get_count(&st, MPI_BYTE, &n);
-            if ((size_t)n > rcap) {
-                free(rbuf);
-                rcap = (size_t)n;
-                rbuf = malloc(rcap);
-                TIDE_OBJ_NEED(rbuf);
-            }
+            unsigned char *rbuf = in_room(D, (size_t)n);
             MPI_Mrecv(rbuf, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
             recv(D, st.MPI_SOURCE, rbuf, (size_t)n);
             continue;
@@ -135,7 +129,6 @@ static void exchange(dlb *D, int tag, recv_fn recv)
         }
         if (!done) sched_yield(); /* ranks may share cores with their workers and each other */
     }
-    free(rbuf);
     free(req);
 }
 
@@ -243,23 +236,16 @@ static void handshake(dlb *D, answer_fn on_answer, void *ctx)
     TIDE_OBJ_NEED(req);
     for (int64_t i = 0; i < D->nasked; i++) {
         int r = D->asked[i];
-        MPI_Isend(D->reply[r].data, to_int(D->reply[r].len, "reply"), MPI_BYTE, r, TAG_REPLY,
-                  D->L->comm, &req[i]);
+        MPI_Isend(D->reply[r].data, tide_obj_mpi_count(D->reply[r].len, "reply"), MPI_BYTE, r,
+                  TAG_REPLY, D->L->comm, &req[i]);
     }
-    unsigned char *answers = NULL;
-    size_t cap = 0;
     for (int t = 0; t < D->np; t++) {
         size_t n = D->out[t].len / sizeof(proposal);
         if (!n) continue;
-        if (n > cap) {
-            free(answers);
-            cap = n;
-            answers = malloc(cap);
-            TIDE_OBJ_NEED(answers);
-        }
+        unsigned char *answers = in_room(D, n);
         MPI_Status st;
         int got;
-        MPI_Recv(answers, to_int(n, "reply"), MPI_BYTE, t, TAG_REPLY, D->L->comm, &st);
+        MPI_Recv(answers, tide_obj_mpi_count(n, "reply"), MPI_BYTE, t, TAG_REPLY, D->L->comm, &st);
         MPI_Get_count(&st, MPI_BYTE, &got);
         if ((size_t)got != n)
             tide_fatal("objects: rank %d answered %d of %zu proposals", t, got, n);
@@ -270,7 +256,6 @@ static void handshake(dlb *D, answer_fn on_answer, void *ctx)
         }
         D->out[t].len = 0;
     }
-    free(answers);
     MPI_Waitall((int)D->nasked, req, MPI_STATUSES_IGNORE);
     free(req);
     for (int64_t i = 0; i < D->nasked; i++)
@@ -542,26 +527,18 @@ static move *confirm_and_migrate(dlb *D, int64_t *nmoves, int64_t *bytes)
     int nreq = 0;
     for (int r = 0; r < D->np; r++)
         if (D->out[r].len)
-            MPI_Isend(D->out[r].data, to_int(D->out[r].len, "migration"), MPI_BYTE, r, TAG_MIGRATE,
-                      L->comm, &req[nreq++]);
-    unsigned char *buf = NULL;
-    size_t cap = 0;
+            MPI_Isend(D->out[r].data, tide_obj_mpi_count(D->out[r].len, "migration"), MPI_BYTE, r,
+                      TAG_MIGRATE, L->comm, &req[nreq++]);
     for (int r = 0; r < D->np; r++) {
         if (!D->from[r]) continue;
         MPI_Status st;
         int len;
         MPI_Probe(r, TAG_MIGRATE, L->comm, &st);
         MPI_Get_count(&st, MPI_BYTE, &len);
-        if ((size_t)len > cap) {
-            free(buf);
-            cap = (size_t)len;
-            buf = malloc(cap);
-            TIDE_OBJ_NEED(buf);
-        }
+        unsigned char *buf = in_room(D, (size_t)len);
         MPI_Recv(buf, len, MPI_BYTE, r, TAG_MIGRATE, L->comm, MPI_STATUS_IGNORE);
         tide_objmig_adopt(L, buf, (size_t)len, NULL);
     }
-    free(buf);
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(req);
     for (int r = 0; r < D->np; r++)
@@ -575,14 +552,14 @@ static move *confirm_and_migrate(dlb *D, int64_t *nmoves, int64_t *bytes)
  * exactly the objects the directory gives it. */
 static void update_directory(tide_objects_layer *L, const move *mv, int64_t n)
 {
-    int mine = to_int((size_t)n * sizeof *mv, "directory update");
+    int mine = tide_obj_mpi_count((size_t)n * sizeof *mv, "directory update");
     int *counts = malloc((size_t)L->size * sizeof *counts),
         *displs = malloc((size_t)L->size * sizeof *displs);
     TIDE_OBJ_NEED(counts && displs);
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, L->comm);
     size_t total = 0;
     for (int r = 0; r < L->size; r++) {
-        displs[r] = to_int(total, "directory update");
+        displs[r] = tide_obj_mpi_count(total, "directory update");
         total += (size_t)counts[r];
     }
     move *all = malloc(total + 1);
@@ -696,6 +673,7 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
         free(D.reply[r].data);
     }
     free(D.out);
+    free(D.in.data);
     free(D.reply);
     free(D.heard);
     free(D.known);

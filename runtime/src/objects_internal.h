@@ -108,6 +108,8 @@ int tide_objdir_register(tide_objects_layer *L);
 void tide_objloc_sort(tide_objects_layer *L);
 void tide_obj_free(tide_obj *o);
 bool tide_obj_buf_reserve(tide_obj_buf *b, size_t extra);
+/* n as an MPI count; aborts with a message naming `what` when it exceeds INT_MAX. */
+int tide_obj_mpi_count(size_t n, const char *what);
 /* Grows an array of elements of `elem` bytes so that it holds `need`; false when out of memory. */
 bool tide_obj_grow(void **arr, int64_t *cap, int64_t need, size_t elem);
 

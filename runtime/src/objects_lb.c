@@ -3,7 +3,6 @@
  * broadcasting it; then each state buffer travels once, from its old owner to its new one. */
 #include "objects_internal.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,13 +55,6 @@ void tide_objmig_adopt(tide_objects_layer *L, const unsigned char *buf, size_t l
         L->loc[L->nloc++] = o;
         off += sizeof h + TIDE_OBJ_PAD8(h.size);
     }
-}
-
-static int to_int(size_t n, const char *what)
-{
-    if (n > INT_MAX)
-        tide_fatal("objects: %s of %zu bytes for one rank exceeds MPI's int counts", what, n);
-    return (int)n;
 }
 
 /* Per-rank counts and displacements of the directory entries each rank owns: the order in
@@ -126,11 +118,11 @@ static void gather_graph(tide_objects_layer *L, int64_t **off, int64_t **adj, do
     int *counts = malloc((size_t)np * sizeof *counts),
         *displs = malloc((size_t)np * sizeof *displs);
     TIDE_OBJ_NEED(counts && displs);
-    int mine = to_int((size_t)L->nedges * sizeof(tide_obj_edge), "communication graph");
+    int mine = tide_obj_mpi_count((size_t)L->nedges * sizeof(tide_obj_edge), "communication graph");
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, L->comm);
     size_t total = 0;
     for (int r = 0; r < np; r++) {
-        displs[r] = to_int(total, "communication graph");
+        displs[r] = tide_obj_mpi_count(total, "communication graph");
         total += (size_t)counts[r];
     }
     tide_obj_edge *all = malloc(total + 1);
@@ -198,8 +190,8 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
     }
     size_t total = 0;
     for (int r = 0; r < np; r++) {
-        scount[r] = to_int(need[r], "migration");
-        sdispl[r] = to_int(total, "migration");
+        scount[r] = tide_obj_mpi_count(need[r], "migration");
+        sdispl[r] = tide_obj_mpi_count(total, "migration");
         need[r] = total;
         total += (size_t)scount[r];
     }
@@ -220,7 +212,7 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
     MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, L->comm);
     size_t rtotal = 0;
     for (int r = 0; r < np; r++) {
-        rdispl[r] = to_int(rtotal, "migration");
+        rdispl[r] = tide_obj_mpi_count(rtotal, "migration");
         rtotal += (size_t)rcount[r];
     }
     unsigned char *recv = malloc(rtotal + 1);

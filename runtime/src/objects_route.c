@@ -3,7 +3,6 @@
  * target's next task in a deterministic order. */
 #include "objects_internal.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,13 +40,6 @@ static int owner_of(const tide_objects_layer *L, int64_t id)
     int64_t k = tide_objdir_find(L, id);
     if (k < 0) tide_fatal("objects: a message for unknown object %lld was accepted", (long long)id);
     return L->dir_owner[k];
-}
-
-static int to_int(size_t n, const char *what)
-{
-    if (n > INT_MAX)
-        tide_fatal("objects: %s of %zu bytes for one rank exceeds MPI's int counts", what, n);
-    return (int)n;
 }
 
 /* Walks the received records, checking each against the buffer before trusting it. */
@@ -93,8 +85,8 @@ void tide_objmsg_route(tide_objects_layer *L, int64_t *delivered, int64_t *bytes
     }
     size_t total = 0;
     for (int r = 0; r < np; r++) {
-        scount[r] = to_int(need[r], "messages");
-        sdispl[r] = to_int(total, "messages");
+        scount[r] = tide_obj_mpi_count(need[r], "messages");
+        sdispl[r] = tide_obj_mpi_count(total, "messages");
         total += need[r];
     }
     unsigned char *send = malloc(total + 1);
@@ -113,7 +105,7 @@ void tide_objmsg_route(tide_objects_layer *L, int64_t *delivered, int64_t *bytes
     MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, L->comm);
     size_t rtotal = 0;
     for (int r = 0; r < np; r++) {
-        rdispl[r] = to_int(rtotal, "messages");
+        rdispl[r] = tide_obj_mpi_count(rtotal, "messages");
         rtotal += (size_t)rcount[r];
     }
     unsigned char *recv = malloc(rtotal + 1);
