@@ -117,6 +117,7 @@ typedef struct tide_queue {
 void tide_queue_init(tide_queue *q);
 void tide_queue_destroy(tide_queue *q);
 void tide_queue_push(tide_queue *q, tide_task *t);
+void tide_queue_push_locked(tide_queue *q, tide_task *t); /* the caller holds q->lock */
 tide_task *tide_queue_pop_front(tide_queue *q);
 /* Takes up to n tasks from the back (the ones a worker would start last) into out[], skipping
  * replicated ones. */
@@ -314,7 +315,9 @@ struct tide_rt {
     MPI_Comm data_comm, coll_comm;
     const tide_strategy *lb;
 
-    tide_queue local;   /* own tasks not yet started */
+    /* own tasks not yet started; its lock also orders tide_task_submit against the start of
+     * tide_taskwait, so a task is counted in the phase that runs it or refused */
+    tide_queue local;
     tide_queue remote;  /* other ranks' tasks, executed first */
     tide_queue results; /* executed remote tasks whose results await sending */
 
@@ -322,9 +325,6 @@ struct tide_rt {
     atomic_long submitted;   /* own tasks submitted since the last taskwait */
     atomic_long outstanding; /* own tasks of the phase not completed yet */
     atomic_bool in_taskwait;
-    /* Orders tide_task_submit against tide_taskwait's start: a task is either counted in the
-     * phase that starts or refused, never run in one phase and counted in the next. */
-    pthread_mutex_t submit_lock;
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
     atomic_int phase_done;
     atomic_int plan_ready; /* phases whose strategy has chosen what moves (phase_sync only) */

@@ -15,16 +15,21 @@ void tide_queue_destroy(tide_queue *q)
     pthread_mutex_destroy(&q->lock);
 }
 
-void tide_queue_push(tide_queue *q, tide_task *t)
+void tide_queue_push_locked(tide_queue *q, tide_task *t)
 {
     t->next = NULL;
-    pthread_mutex_lock(&q->lock);
     t->queued = true;
     t->prev = q->tail;
     if (q->tail) q->tail->next = t;
     else q->head = t;
     q->tail = t;
     atomic_fetch_add_explicit(&q->count, 1, memory_order_relaxed);
+}
+
+void tide_queue_push(tide_queue *q, tide_task *t)
+{
+    pthread_mutex_lock(&q->lock);
+    tide_queue_push_locked(q, t);
     pthread_mutex_unlock(&q->lock);
 }
 

@@ -103,17 +103,17 @@ int tide_task_submit(tide_task *t)
     tide_rt *rt = tide_rt_global;
     if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_submit: task is NULL");
     if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_task_submit before tide_init");
-    pthread_mutex_lock(&rt->submit_lock);
+    pthread_mutex_lock(&rt->local.lock);
     if (atomic_load(&rt->in_taskwait)) {
-        pthread_mutex_unlock(&rt->submit_lock);
+        pthread_mutex_unlock(&rt->local.lock);
         return tide_fail(TIDE_ERR_STATE,
                          "tide_task_submit during tide_taskwait (tasks may not create tasks)");
     }
     t->seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&rt->submitted, 1, memory_order_relaxed);
     tide_predict_capture(t);
-    tide_queue_push(&rt->local, t);
-    pthread_mutex_unlock(&rt->submit_lock);
+    tide_queue_push_locked(&rt->local, t);
+    pthread_mutex_unlock(&rt->local.lock);
     return TIDE_OK;
 }
 

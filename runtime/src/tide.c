@@ -83,7 +83,6 @@ static void rt_free(tide_rt *rt)
     tide_queue_destroy(&rt->remote);
     tide_queue_destroy(&rt->results);
     pthread_mutex_destroy(&rt->idle_lock);
-    pthread_mutex_destroy(&rt->submit_lock);
     pthread_cond_destroy(&rt->work_cv);
     pthread_cond_destroy(&rt->comm_cv);
     pthread_cond_destroy(&rt->call_cv);
@@ -115,7 +114,6 @@ int tide_init(int *argc, char ***argv)
     tide_queue_init(&rt->remote);
     tide_queue_init(&rt->results);
     pthread_mutex_init(&rt->idle_lock, NULL);
-    pthread_mutex_init(&rt->submit_lock, NULL);
     pthread_cond_init(&rt->work_cv, NULL);
     pthread_cond_init(&rt->comm_cv, NULL);
     pthread_cond_init(&rt->call_cv, NULL);
@@ -171,13 +169,13 @@ int tide_taskwait(void)
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait inside an OpenMP parallel region; call it "
                                          "from one thread per rank");
     bool expected = false;
-    pthread_mutex_lock(&rt->submit_lock);
+    pthread_mutex_lock(&rt->local.lock);
     if (!atomic_compare_exchange_strong(&rt->in_taskwait, &expected, true)) {
-        pthread_mutex_unlock(&rt->submit_lock);
+        pthread_mutex_unlock(&rt->local.lock);
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
     }
     rt->phase_tasks = atomic_exchange(&rt->submitted, 0);
-    pthread_mutex_unlock(&rt->submit_lock);
+    pthread_mutex_unlock(&rt->local.lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
