@@ -50,16 +50,28 @@ typedef enum tide_solver {
 
 #define TIDE_PRED_NAME_MAX 32
 
+/* TIDE_PRED_SELECT: which prediction is served (docs/predictor.md, "Robust by default"). */
+typedef enum tide_pred_select {
+    TIDE_SELECT_AUTO = 0, /* default: the model only while it beats persistence and median-of-3 */
+    TIDE_SELECT_MODEL     /* always the model (the guard still applies unless TIDE_PRED_GUARD=0) */
+} tide_pred_select;
+
 typedef struct tide_model_params {
-    char kind[TIDE_PRED_NAME_MAX]; /* TIDE_PRED_MODEL: "rank" (default) or "task" */
+    char kind[TIDE_PRED_NAME_MAX]; /* TIDE_PRED_MODEL: "auto" (default), "rank" or "task" */
     int window;                    /* TIDE_PRED_WINDOW: lags k, and the rolling-error window; 4 */
     int train;                     /* TIDE_PRED_TRAIN: phases observed before the first fit, and
                                       phases used by each retrain; 20 */
-    double retrain_err;            /* TIDE_PRED_RETRAIN_ERR: retrain when the rolling MAPE
+    double retrain_err;            /* TIDE_PRED_RETRAIN_ERR: retrain when the median absolute
+                                      percentage error of the last max(window, 5) predictions
                                       exceeds it (a fraction: 0.10 = 10%); 0.10 */
     tide_solver solver;            /* TIDE_PRED_SOLVER: ols (default), ridge, robust */
     int task_degree;               /* TIDE_PRED_TASK_DEGREE: polynomial degree of each task
                                       feature in the task model (3 fits n^3 kernels); 3 */
+    tide_pred_select select;       /* TIDE_PRED_SELECT: auto (default) or model */
+    double guard;                  /* TIDE_PRED_GUARD: a model prediction outside [min/g, max*g]
+                                      of the recent loads is replaced; 2; 0 = off */
+    double spike;                  /* TIDE_PRED_SPIKE: a load this factor away from the recent
+                                      level is a suspect spike, kept out of the fit; 2; 0 = off */
 } tide_model_params;
 
 void tide_model_params_defaults(tide_model_params *p);
@@ -122,16 +134,40 @@ typedef struct tide_model_ops {
     void (*destroy)(void *state);
 } tide_model_ops;
 
-/* Built-in models by name ("rank", "task"); NULL when unknown. */
+/* Built-in models by name ("rank", "task"); NULL when unknown ("auto" is not one model). */
 const tide_model_ops *tide_model_ops_find(const char *name);
-/* Comma-separated built-in names, for error messages. */
+/* Comma-separated names TIDE_PRED_MODEL accepts ("auto" and the built-ins), for messages. */
 const char *tide_model_ops_names(void);
 
 /* ---- a model ----------------------------------------------------------------------------- */
 
 typedef struct tide_model tide_model;
 
-/* Creates the built-in model p->kind. NULL on error, with one line in err. */
+/* Where a served prediction came from (TIDE_PRED_SELECT=auto chooses per phase). */
+typedef enum tide_pred_source {
+    TIDE_SRC_NONE = 0,    /* no prediction (before training) */
+    TIDE_SRC_MODEL,       /* a fitted model: tide_prediction.model names which */
+    TIDE_SRC_PERSISTENCE, /* the last measured load */
+    TIDE_SRC_MEDIAN,      /* the median of the last three measured loads */
+    TIDE_SRC_GUARD,       /* the model's prediction left the envelope and was replaced */
+    TIDE_SRC_COUNT
+} tide_pred_source;
+
+/* "none", "model", "persistence", "median", "guard". */
+const char *tide_pred_source_name(int source);
+
+/* A served prediction with its uncertainty: the median absolute error of the same source over
+ * the last max(window, 5) phases, in load units (0 while none is scored). */
+typedef struct tide_prediction {
+    double load;
+    double unc;
+    int source;        /* tide_pred_source */
+    const char *model; /* the serving model's name when source == TIDE_SRC_MODEL, else "" */
+    int per_task;      /* 1: the serving model predicts per-task times (tide_model_predict_tasks) */
+} tide_prediction;
+
+/* Creates p->kind: a built-in model, or "auto" (the task model and the rank model side by side;
+ * whichever predicts better is served). NULL on error, with one line in err. */
 tide_model *tide_model_create(const tide_model_params *p, char *err, size_t errlen);
 /* Same with explicit ops (e.g. a tool's model; ops must outlive the model). */
 tide_model *tide_model_create_ops(const tide_model_ops *ops, const tide_model_params *p, char *err,
@@ -139,8 +175,9 @@ tide_model *tide_model_create_ops(const tide_model_ops *ops, const tide_model_pa
 void tide_model_destroy(tide_model *m);
 
 /* Reports a finished phase. Task arrays are optional (NULL / 0 for the rank model); features are
- * ntasks x nfeat row-major. Scores the prediction made for this phase, then trains once `train`
- * phases were seen, or retrains when the rolling MAPE exceeds retrain_err. */
+ * ntasks x nfeat row-major. Scores the prediction made for this phase (and every candidate's),
+ * filters spikes out of what the models learn from, then trains once `train` phases were seen,
+ * or retrains a model whose recent median error exceeds retrain_err. */
 int tide_model_observe_phase(tide_model *m, double load, int ntasks, const double *task_features,
                              const double *task_times, int nfeat);
 /* Same with the full observation (per-phase features included). */
@@ -150,11 +187,13 @@ int tide_model_observe(tide_model *m, const tide_phase_obs *obs);
 int tide_model_predict(tide_model *m, double *out);
 /* Same, when the next phase's tasks are already known (the task model sums their times). */
 int tide_model_predict_phase(tide_model *m, const tide_task_set *next, double *out);
+/* The served prediction with its source and uncertainty; next may be NULL. */
+int tide_model_predict_info(tide_model *m, const tide_task_set *next, tide_prediction *out);
 /* Per-task times for a task set (task model): times[ntasks] and, if sum != NULL, their sum.
  * TIDE_PRED_NOT_READY before training or while falling back (no per-task model then). */
 int tide_model_predict_tasks(tide_model *m, const tide_task_set *tasks, double *times, double *sum);
-/* Recursive multi-step prediction: out[0] is the next phase, out[s] feeds on out[0..s-1] as if
- * they had been measured. */
+/* Recursive multi-step prediction of the primary model (the first fitted one): out[0] is the
+ * next phase, out[s] feeds on out[0..s-1] as if they had been measured. */
 int tide_model_predict_ahead(tide_model *m, int steps, double *out);
 
 /* Fits now on the recent history (the runtime may call it off the critical path). */
@@ -162,19 +201,24 @@ int tide_model_train(tide_model *m);
 
 typedef struct tide_model_stats {
     long phases;         /* phases observed */
-    long predicted;      /* phases that had a prediction (i.e. after training) */
+    long predicted;      /* phases that had a served prediction (i.e. after training) */
     double sum_sq_err;   /* sum of (pred - load)^2 over predicted phases */
     long n_ape;          /* predicted phases with a nonzero finite load (MAPE's denominator) */
     double sum_ape;      /* sum of |pred - load| / |load| over those */
     int rolling_n;       /* errors in the rolling window (0: rolling_mape undefined) */
-    double rolling_mape; /* MAPE over the last `window` scored phases */
-    int retrains;        /* retrains caused by the rolling MAPE (the first fit not counted) */
-    long fallbacks;      /* predictions served by persistence */
+    double rolling_mape; /* MAPE of the served predictions over the last max(window, 5) phases */
+    int retrains;        /* retrains caused by the rolling error (first fits not counted) */
+    long fallbacks;      /* served predictions that did not come from a model */
+    long by_source[TIDE_SRC_COUNT]; /* served predictions per tide_pred_source */
+    long guarded;        /* model predictions the guard replaced */
+    long spikes;         /* loads the filter judged to be one-phase spikes */
+    long steps;          /* suspect loads that turned out to be level steps */
 } tide_model_stats;
 
 void tide_model_get_stats(const tide_model *m, tide_model_stats *out);
 int tide_model_is_trained(const tide_model *m);
-/* 1 when the most recent prediction or fit fell back to persistence. */
+/* 1 when the most recent prediction or fit of the primary model fell back to persistence
+ * because the data could not support it (selection choosing a baseline is not a fallback). */
 int tide_model_fell_back(const tide_model *m);
 /* Why the most recent fallback happened ("" when never); the runtime prints it once. */
 const char *tide_model_fallback_reason(const tide_model *m);

@@ -1,88 +1,164 @@
-/* A model instance: the part every model shares. It keeps the recent loads, scores each
- * prediction against the load that was then measured, decides when to (re)train, and serves
- * last-value persistence whenever the model cannot give a sound number. Models (model_*.c or a
- * tool's) only fit and predict. */
+/* A model instance: the part every model shares. It keeps the recent loads (as measured, and
+ * cleaned of one-phase spikes for the models to learn from), one or two fitted models (two for
+ * TIDE_PRED_MODEL=auto), the two baselines (persistence, median of three), every candidate's
+ * rolling errors, and serves per phase the candidate that predicts best, behind an envelope
+ * guard. Models (model_*.c or a tool's) only fit and predict. docs/predictor.md gives the rules. */
 #include "internal.h"
+#include "robust.h"
 
 #include <gsl/gsl_errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define REASON_MAX 256
+#define MAX_FITTED 2
+/* Scored phases before a model's rolling error is trusted against the baselines'. */
+#define MIN_SCORED 3
 
-struct tide_model {
+enum { BASE_PERSISTENCE, BASE_MEDIAN, NBASE };
+
+/* One fitted model among the candidates. */
+typedef struct fitted {
     const tide_model_ops *ops;
     void *state;
+    int trained;     /* the first fit was attempted */
+    int persistence; /* the last fit was degenerate: this model has no prediction */
+    int fell_back;   /* its most recent prediction or fit fell back */
+    char reason[REASON_MAX];
+    int retrains;
+    tide_err_ring err;
+} fitted;
+
+/* What every candidate predicts for the coming phase (made afresh by predict and by observe,
+ * from the same state, so the two agree). */
+typedef struct candidates {
+    double model[MAX_FITTED];
+    int model_ok[MAX_FITTED]; /* a finite, non-negative prediction */
+    int guarded[MAX_FITTED];  /* ... outside the envelope */
+    double base[NBASE];
+    int base_ok[NBASE];
+} candidates;
+
+struct tide_model {
     tide_model_params p;
-    /* Recent loads, oldest first: buf[start .. len), at most p.train of them. Twice the room so
-     * appending is a store and, once in p.train phases, one memmove. */
-    double *buf;
-    int len;
+    const char *kind; /* "auto", or the one model's name */
+    fitted fit[MAX_FITTED];
+    int nfit;
+    /* Recent phases, oldest first: [start .. len) of raw (as measured), clean (spikes
+     * replaced) and per_task (raw / tasks, NaN without tasks); `cap` of them are kept, with
+     * twice the room so that appending is a store and, once in `cap` phases, one memmove. */
+    double *raw, *clean, *per_task;
+    int len, cap;
+    int ewin; /* the error window: max(window, TIDE_ERR_WINDOW_MIN) */
+    tide_spike_filter filter;
+    tide_err_ring base_err[NBASE];
+    tide_err_ring served_err;
     double last_finite;
     int have_finite;
-    int trained;     /* the first fit was attempted */
-    int persistence; /* the last fit was degenerate: predict the last load */
-    int fell_back;   /* the most recent prediction or fit fell back */
-    char reason[REASON_MAX];
-    /* Scoring. */
-    double *ape; /* ring of the last p.window absolute percentage errors */
-    int ape_n, ape_head;
     tide_model_stats stats;
 };
 
-static const double *recent(const tide_model *m, int *n)
+static const char *const source_names[TIDE_SRC_COUNT] = {"none", "model", "persistence",
+                                                         "median", "guard"};
+
+const char *tide_pred_source_name(int source)
 {
-    *n = m->len < m->p.train ? m->len : m->p.train;
-    return m->buf + (m->len - *n);
+    return source >= 0 && source < TIDE_SRC_COUNT ? source_names[source] : "?";
 }
 
-static void append_load(tide_model *m, double load)
+/* The last min(len, k) entries of a history array. */
+static const double *last(const tide_model *m, const double *h, int k, int *n)
 {
-    if (m->len == 2 * m->p.train) {
-        memmove(m->buf, m->buf + m->p.train, sizeof(double) * (size_t)m->p.train);
-        m->len = m->p.train;
+    *n = m->len < k ? m->len : k;
+    return h + (m->len - *n);
+}
+
+static void append(tide_model *m, double raw, double clean, int ntasks)
+{
+    if (m->len == 2 * m->cap) {
+        size_t keep = sizeof(double) * (size_t)m->cap;
+        memmove(m->raw, m->raw + m->cap, keep);
+        memmove(m->clean, m->clean + m->cap, keep);
+        memmove(m->per_task, m->per_task + m->cap, keep);
+        m->len = m->cap;
     }
-    m->buf[m->len++] = load;
-    if (isfinite(load)) m->last_finite = load, m->have_finite = 1;
+    m->raw[m->len] = raw;
+    m->clean[m->len] = clean;
+    m->per_task[m->len] = ntasks > 0 ? raw / ntasks : NAN;
+    m->len++;
+    if (isfinite(raw)) m->last_finite = raw, m->have_finite = 1;
 }
 
-static void fall_back(tide_model *m, const char *fmt, const char *detail)
+static void fall_back(fitted *f, const char *fmt, const char *detail)
 {
-    m->fell_back = 1;
-    snprintf(m->reason, sizeof m->reason, fmt, detail);
+    f->fell_back = 1;
+    snprintf(f->reason, sizeof f->reason, fmt, detail);
+}
+
+static int add_fitted(tide_model *m, const tide_model_ops *ops)
+{
+    if (!ops->create || !ops->train || !ops->predict || !ops->destroy) return TIDE_PRED_ERR_INVALID;
+    fitted *f = &m->fit[m->nfit];
+    memset(f, 0, sizeof *f);
+    f->ops = ops;
+    tide_ring_reset(&f->err, m->ewin);
+    int rc = ops->create(&m->p, &f->state);
+    if (rc == TIDE_PRED_OK) m->nfit++;
+    return rc;
+}
+
+static tide_model *create(const tide_model_ops *const *ops, int nops, const char *kind,
+                          const tide_model_params *p, char *err, size_t errlen)
+{
+    if (tide_model_params_validate(p, err, errlen) != TIDE_PRED_OK) return NULL;
+    /* GSL's default handler aborts the process; every GSL return code is checked instead. */
+    gsl_set_error_handler_off();
+    tide_model *m = calloc(1, sizeof *m);
+    int rc = m ? TIDE_PRED_OK : TIDE_PRED_ERR_NOMEM;
+    if (m) {
+        m->p = *p;
+        m->kind = kind;
+        m->ewin = p->window > TIDE_ERR_WINDOW_MIN ? p->window : TIDE_ERR_WINDOW_MIN;
+        m->cap = p->train > m->ewin ? p->train : m->ewin;
+        size_t room = sizeof(double) * 2 * (size_t)m->cap;
+        m->raw = malloc(room), m->clean = malloc(room), m->per_task = malloc(room);
+        if (!m->raw || !m->clean || !m->per_task) rc = TIDE_PRED_ERR_NOMEM;
+        m->filter.factor = p->spike;
+        for (int b = 0; b < NBASE; b++)
+            tide_ring_reset(&m->base_err[b], m->ewin);
+        tide_ring_reset(&m->served_err, m->ewin);
+        for (int i = 0; i < nops && rc == TIDE_PRED_OK; i++)
+            rc = add_fitted(m, ops[i]);
+    }
+    if (rc == TIDE_PRED_OK) return m;
+    if (err && errlen)
+        snprintf(err, errlen, "cannot create the %s model: %s", kind,
+                 rc == TIDE_PRED_ERR_NOMEM ? "out of memory" : "model ops incomplete");
+    tide_model_destroy(m);
+    return NULL;
 }
 
 tide_model *tide_model_create_ops(const tide_model_ops *ops, const tide_model_params *p, char *err,
                                   size_t errlen)
 {
-    if (!ops || !p || !ops->create || !ops->train || !ops->predict || !ops->destroy) {
-        if (err && errlen) snprintf(err, errlen, "model ops incomplete or parameters missing");
+    if (!ops || !p) {
+        if (err && errlen) snprintf(err, errlen, "model ops or parameters missing");
         return NULL;
     }
-    if (tide_model_params_validate(p, err, errlen) != TIDE_PRED_OK) return NULL;
-    /* GSL's default handler aborts the process; every GSL return code is checked instead. */
-    gsl_set_error_handler_off();
-    tide_model *m = calloc(1, sizeof *m);
-    if (m) {
-        m->ops = ops;
-        m->p = *p;
-        m->buf = malloc(sizeof(double) * 2 * (size_t)p->train);
-        m->ape = malloc(sizeof(double) * (size_t)p->window);
-    }
-    if (!m || !m->buf || !m->ape || ops->create(p, &m->state) != TIDE_PRED_OK) {
-        if (err && errlen)
-            snprintf(err, errlen, "cannot create the %s model: out of memory", ops->name);
-        if (m) free(m->buf), free(m->ape), free(m);
-        return NULL;
-    }
-    return m;
+    return create(&ops, 1, ops->name, p, err, errlen);
 }
 
 tide_model *tide_model_create(const tide_model_params *p, char *err, size_t errlen)
 {
+    if (p && strcmp(p->kind, "auto") == 0) {
+        /* The task model first: on equal scores before any are known it is preferred, since
+         * it sees the coming phase's tasks. Without task features it cannot fit and never
+         * serves. */
+        const tide_model_ops *both[] = {&tide_model_task_ops, &tide_model_rank_ops};
+        return create(both, 2, "auto", p, err, errlen);
+    }
     const tide_model_ops *ops = p ? tide_model_ops_find(p->kind) : NULL;
     if (!ops) {
         if (err && errlen)
@@ -90,70 +166,195 @@ tide_model *tide_model_create(const tide_model_params *p, char *err, size_t errl
                      p ? p->kind : "(null)", tide_model_ops_names());
         return NULL;
     }
-    return tide_model_create_ops(ops, p, err, errlen);
+    return create(&ops, 1, ops->name, p, err, errlen);
 }
 
 void tide_model_destroy(tide_model *m)
 {
     if (!m) return;
-    m->ops->destroy(m->state);
-    free(m->buf), free(m->ape), free(m);
+    for (int i = 0; i < m->nfit; i++)
+        m->fit[i].ops->destroy(m->fit[i].state);
+    free(m->raw), free(m->clean), free(m->per_task), free(m);
+}
+
+static int train_one(tide_model *m, fitted *f)
+{
+    int n;
+    const double *loads = last(m, m->clean, m->p.train, &n);
+    char why[REASON_MAX] = "";
+    int rc = f->ops->train(f->state, loads, n, why, sizeof why);
+    f->trained = 1;
+    f->persistence = rc != TIDE_PRED_OK;
+    if (rc == TIDE_PRED_OK) {
+        f->fell_back = 0;
+        return TIDE_PRED_OK;
+    }
+    fall_back(f, "training fell back to persistence: %s",
+              rc == TIDE_PRED_DEGENERATE ? why : tide_pred_strerror(rc));
+    return rc < 0 ? rc : TIDE_PRED_OK;
 }
 
 int tide_model_train(tide_model *m)
 {
     if (!m) return TIDE_PRED_ERR_INVALID;
-    int n;
-    const double *loads = recent(m, &n);
-    char why[REASON_MAX] = "";
-    int rc = m->ops->train(m->state, loads, n, why, sizeof why);
-    m->trained = 1;
-    m->persistence = rc != TIDE_PRED_OK;
-    if (rc == TIDE_PRED_OK) return TIDE_PRED_OK;
-    fall_back(m, "training fell back to persistence: %s",
-              rc == TIDE_PRED_DEGENERATE ? why : tide_pred_strerror(rc));
-    return rc < 0 ? rc : TIDE_PRED_OK;
+    int rc = TIDE_PRED_OK;
+    for (int i = 0; i < m->nfit && rc >= 0; i++)
+        rc = train_one(m, &m->fit[i]);
+    return rc;
 }
 
-/* The one place a prediction is made, from `loads` (the recent ones, or those extended by
- * earlier steps of predict_ahead). */
-static int predict_from(tide_model *m, const double *loads, int n, const tide_task_set *next,
-                        double *out)
+static int any_trained(const tide_model *m)
 {
-    if (!m->trained) return TIDE_PRED_NOT_READY;
-    if (!m->persistence) {
-        char why[REASON_MAX] = "";
-        double v = 0;
-        int rc = m->ops->predict(m->state, loads, n, next, &v, why, sizeof why);
-        if (rc < 0) return rc;
-        if (rc == TIDE_PRED_OK && isfinite(v) && v >= 0) {
-            m->fell_back = 0;
-            *out = v;
-            return TIDE_PRED_OK;
-        }
-        if (rc == TIDE_PRED_OK) snprintf(why, sizeof why, "the model predicted %g", v);
-        fall_back(m, "prediction fell back to persistence: %s", why);
-    } else {
-        m->fell_back = 1;
+    for (int i = 0; i < m->nfit; i++)
+        if (m->fit[i].trained) return 1;
+    return 0;
+}
+
+/* Model i's prediction from `loads` (clean history, possibly extended by predict_ahead). */
+static int model_value(tide_model *m, int i, const double *loads, int n,
+                       const tide_task_set *next, double *out)
+{
+    fitted *f = &m->fit[i];
+    if (!f->trained || f->persistence) {
+        f->fell_back = f->trained;
+        return 0;
     }
-    /* Persistence: the last finite load, of the extended history first. */
-    for (int i = n - 1; i >= 0; i--) {
-        if (isfinite(loads[i])) {
-            *out = loads[i];
-            return TIDE_PRED_OK;
-        }
+    char why[REASON_MAX] = "";
+    double v = 0;
+    int rc = f->ops->predict(f->state, loads, n, next, &v, why, sizeof why);
+    if (rc < 0) return rc;
+    if (rc == TIDE_PRED_OK && isfinite(v) && v >= 0) {
+        f->fell_back = 0;
+        *out = v;
+        return 1;
     }
-    if (!m->have_finite) return TIDE_PRED_NOT_READY;
-    *out = m->last_finite;
+    if (rc == TIDE_PRED_OK) snprintf(why, sizeof why, "the model predicted %g", v);
+    fall_back(f, "prediction fell back to persistence: %s", why);
+    return 0;
+}
+
+/* A per-task model's envelope is over loads per task, so that a phase with twice the tasks may
+ * be predicted twice the load; a rank model's over the loads themselves. */
+static int inside_guard(const tide_model *m, int i, double v, const tide_task_set *next)
+{
+    int n;
+    if (m->fit[i].ops->predict_tasks && next && next->ntasks > 0) {
+        const double *pt = last(m, m->per_task, m->ewin, &n);
+        return tide_guard_inside(v / next->ntasks, pt, n, m->p.guard);
+    }
+    const double *recent = last(m, m->raw, m->ewin, &n);
+    return tide_guard_inside(v, recent, n, m->p.guard);
+}
+
+static int predict_candidates(tide_model *m, const tide_task_set *next, candidates *c)
+{
+    int n;
+    const double *clean = last(m, m->clean, m->cap, &n);
+    for (int i = 0; i < m->nfit; i++) {
+        int ok = model_value(m, i, clean, n, next, &c->model[i]);
+        if (ok < 0) return ok;
+        c->model_ok[i] = ok;
+        c->guarded[i] = ok && !inside_guard(m, i, c->model[i], next);
+    }
+    /* The baselines read the filtered loads too: right after a spike, persistence of the raw
+     * load would predict the spike again. */
+    const double *recent = last(m, m->clean, 3, &n);
+    c->base[BASE_MEDIAN] = tide_median_finite(recent, n);
+    c->base_ok[BASE_MEDIAN] = isfinite(c->base[BASE_MEDIAN]);
+    c->base[BASE_PERSISTENCE] = m->last_finite;
+    for (int i = n - 1; i >= 0; i--)
+        if (isfinite(recent[i])) {
+            c->base[BASE_PERSISTENCE] = recent[i];
+            break;
+        }
+    c->base_ok[BASE_PERSISTENCE] = m->have_finite;
     return TIDE_PRED_OK;
+}
+
+/* A model's selection score: its mean absolute error, or -1 (preferred) while it has fewer
+ * than MIN_SCORED scores, so a fresh fit is tried before it is judged. */
+static double model_score(const fitted *f)
+{
+    return f->err.n < MIN_SCORED ? -1.0 : tide_ring_mean_abs(&f->err);
+}
+
+/* The best baseline: the lower mean absolute error; on a tie (or none scored) the median,
+ * which a single spike cannot move. */
+static int best_base(const tide_model *m, const candidates *c)
+{
+    if (!c->base_ok[BASE_MEDIAN]) return BASE_PERSISTENCE;
+    double ep = tide_ring_mean_abs(&m->base_err[BASE_PERSISTENCE]);
+    double em = tide_ring_mean_abs(&m->base_err[BASE_MEDIAN]);
+    return ep < em ? BASE_PERSISTENCE : BASE_MEDIAN;
+}
+
+static void serve_base(const tide_model *m, const candidates *c, int b, int source,
+                       tide_prediction *out)
+{
+    out->load = c->base[b];
+    out->unc = tide_ring_median_abs(&m->base_err[b]);
+    out->source = source ? source : b == BASE_PERSISTENCE ? TIDE_SRC_PERSISTENCE : TIDE_SRC_MEDIAN;
+    out->model = "";
+    out->per_task = 0;
+}
+
+/* The selection rule (docs/predictor.md): the model with the lowest rolling error serves if it
+ * beats the best baseline strictly; a guarded model never serves, and when a guarded model would
+ * have served the source says so. TIDE_PRED_SELECT=model serves the first usable model whatever
+ * the baselines do, and persistence when there is none. */
+static void choose(const tide_model *m, const candidates *c, tide_prediction *out)
+{
+    int auto_select = m->p.select == TIDE_SELECT_AUTO;
+    int b = auto_select ? best_base(m, c) : BASE_PERSISTENCE;
+    double bar = auto_select ? tide_ring_mean_abs(&m->base_err[b]) : INFINITY;
+    int best = -1, guarded = 0;
+    double best_score = INFINITY;
+    for (int i = 0; i < m->nfit; i++) {
+        double s = model_score(&m->fit[i]);
+        if (!c->model_ok[i] || !(s < bar) || (best >= 0 && !(s < best_score))) continue;
+        if (c->guarded[i]) {
+            guarded = 1;
+            continue;
+        }
+        best = i, best_score = s;
+    }
+    if (best < 0) {
+        serve_base(m, c, b, guarded ? TIDE_SRC_GUARD : 0, out);
+        return;
+    }
+    const fitted *f = &m->fit[best];
+    out->load = c->model[best];
+    /* A fresh fit has no errors yet: the baseline's are the best estimate of its uncertainty. */
+    out->unc = f->err.n ? tide_ring_median_abs(&f->err) : tide_ring_median_abs(&m->base_err[b]);
+    out->source = TIDE_SRC_MODEL;
+    out->model = f->ops->name;
+    out->per_task = f->ops->predict_tasks != NULL;
+}
+
+static int predict_all(tide_model *m, const tide_task_set *next, candidates *c,
+                       tide_prediction *out)
+{
+    if (!any_trained(m) || !m->have_finite) return TIDE_PRED_NOT_READY;
+    int rc = predict_candidates(m, next, c);
+    if (rc < 0) return rc;
+    choose(m, c, out);
+    return TIDE_PRED_OK;
+}
+
+int tide_model_predict_info(tide_model *m, const tide_task_set *next, tide_prediction *out)
+{
+    if (!m || !out) return TIDE_PRED_ERR_INVALID;
+    candidates c;
+    return predict_all(m, next, &c, out);
 }
 
 int tide_model_predict_phase(tide_model *m, const tide_task_set *next, double *out)
 {
-    if (!m || !out) return TIDE_PRED_ERR_INVALID;
-    int n;
-    const double *loads = recent(m, &n);
-    return predict_from(m, loads, n, next, out);
+    if (!out) return TIDE_PRED_ERR_INVALID;
+    tide_prediction p;
+    int rc = tide_model_predict_info(m, next, &p);
+    if (rc == TIDE_PRED_OK) *out = p.load;
+    return rc;
 }
 
 int tide_model_predict(tide_model *m, double *out)
@@ -164,14 +365,24 @@ int tide_model_predict(tide_model *m, double *out)
 int tide_model_predict_ahead(tide_model *m, int steps, double *out)
 {
     if (!m || !out || steps < 1) return TIDE_PRED_ERR_INVALID;
+    if (!any_trained(m) || !m->have_finite) return TIDE_PRED_NOT_READY;
     int n;
-    const double *loads = recent(m, &n);
+    const double *clean = last(m, m->clean, m->cap, &n);
     double *h = malloc(sizeof(double) * ((size_t)n + (size_t)steps));
     if (!h) return TIDE_PRED_ERR_NOMEM;
-    memcpy(h, loads, sizeof(double) * (size_t)n);
+    memcpy(h, clean, sizeof(double) * (size_t)n);
     int rc = TIDE_PRED_OK;
     for (int s = 0; s < steps && rc == TIDE_PRED_OK; s++) {
-        rc = predict_from(m, h, n + s, NULL, &out[s]);
+        int ok = model_value(m, 0, h, n + s, NULL, &out[s]);
+        if (ok < 0) rc = ok;
+        if (ok == 0) { /* persistence of the extended history */
+            out[s] = m->last_finite;
+            for (int i = n + s - 1; i >= 0; i--)
+                if (isfinite(h[i])) {
+                    out[s] = h[i];
+                    break;
+                }
+        }
         h[n + s] = out[s];
     }
     free(h);
@@ -182,9 +393,12 @@ int tide_model_predict_tasks(tide_model *m, const tide_task_set *tasks, double *
 {
     if (!m || !tasks || tasks->ntasks < 0 || (tasks->ntasks && !times))
         return TIDE_PRED_ERR_INVALID;
-    if (!m->ops->predict_tasks) return TIDE_PRED_ERR_INVALID;
-    if (!m->trained || m->persistence) return TIDE_PRED_NOT_READY;
-    int rc = m->ops->predict_tasks(m->state, tasks, times);
+    const fitted *f = NULL;
+    for (int i = 0; i < m->nfit && !f; i++)
+        if (m->fit[i].ops->predict_tasks) f = &m->fit[i];
+    if (!f) return TIDE_PRED_ERR_INVALID;
+    if (!f->trained || f->persistence) return TIDE_PRED_NOT_READY;
+    int rc = f->ops->predict_tasks(f->state, tasks, times);
     if (rc != TIDE_PRED_OK) return rc;
     if (sum) {
         double s = 0;
@@ -195,25 +409,40 @@ int tide_model_predict_tasks(tide_model *m, const tide_task_set *tasks, double *
     return TIDE_PRED_OK;
 }
 
-static void score(tide_model *m, double pred, double load)
+/* Scores the served prediction and every candidate's against the measured load. */
+static void score(tide_model *m, const candidates *c, const tide_prediction *served, double load)
 {
+    for (int i = 0; i < m->nfit; i++)
+        if (c->model_ok[i]) tide_ring_push(&m->fit[i].err, c->model[i], load);
+    for (int b = 0; b < NBASE; b++)
+        if (c->base_ok[b]) tide_ring_push(&m->base_err[b], c->base[b], load);
     tide_model_stats *st = &m->stats;
+    double pred = served->load;
     st->predicted++;
+    st->by_source[served->source]++;
+    st->fallbacks += served->source != TIDE_SRC_MODEL;
+    st->guarded += served->source == TIDE_SRC_GUARD;
     st->sum_sq_err += (pred - load) * (pred - load);
-    if (load == 0) return; /* no percentage error against a zero load */
-    double ape = fabs(pred - load) / fabs(load);
-    st->n_ape++;
-    st->sum_ape += ape;
-    m->ape[(m->ape_head + m->ape_n) % m->p.window] = ape;
-    if (m->ape_n < m->p.window)
-        m->ape_n++;
-    else
-        m->ape_head = (m->ape_head + 1) % m->p.window;
+    tide_ring_push(&m->served_err, pred, load);
+    if (load != 0) {
+        st->n_ape++;
+        st->sum_ape += fabs(pred - load) / fabs(load);
+    }
+    int n = 0;
     double s = 0;
-    for (int i = 0; i < m->ape_n; i++)
-        s += m->ape[i];
-    st->rolling_n = m->ape_n;
-    st->rolling_mape = s / m->ape_n;
+    for (int i = 0; i < m->served_err.n; i++)
+        if (isfinite(m->served_err.ape[i])) s += m->served_err.ape[i], n++;
+    st->rolling_n = n;
+    st->rolling_mape = n ? s / n : 0;
+}
+
+/* A model retrains when the median of its recent percentage errors is above the threshold: one
+ * spike is outvoted, a level step that every later phase confirms is not. */
+static int retrain_due(const tide_model *m, const fitted *f)
+{
+    int n;
+    double med = tide_ring_median_ape(&f->err, &n);
+    return n >= MIN_SCORED && med > m->p.retrain_err;
 }
 
 int tide_model_observe(tide_model *m, const tide_phase_obs *obs)
@@ -222,28 +451,42 @@ int tide_model_observe(tide_model *m, const tide_phase_obs *obs)
     const tide_task_set *known =
         obs->tasks.ntasks > 0 && (obs->tasks.nfeat == 0 || obs->tasks.features) ? &obs->tasks
                                                                                 : NULL;
-    double pred;
-    int rc = tide_model_predict_phase(m, known, &pred);
+    tide_prediction served;
+    candidates c;
+    int rc = predict_all(m, known, &c, &served);
     if (rc < 0) return rc;
-    if (rc == TIDE_PRED_OK && isfinite(obs->load)) {
-        score(m, pred, obs->load);
-        if (m->fell_back) m->stats.fallbacks++;
-    }
-    append_load(m, obs->load);
+    if (rc == TIDE_PRED_OK && isfinite(obs->load)) score(m, &c, &served, obs->load);
+
+    int n, restore;
+    const double *clean = last(m, m->clean, m->ewin, &n);
+    double x = tide_spike_filter_step(&m->filter, clean, n, obs->load, &restore);
+    if (restore) m->clean[m->len - 1] = m->raw[m->len - 1];
+    append(m, obs->load, x, obs->tasks.ntasks);
     m->stats.phases++;
-    if (m->ops->observe) {
-        rc = m->ops->observe(m->state, obs);
-        if (rc != TIDE_PRED_OK) return rc;
+    m->stats.spikes = m->filter.spikes;
+    m->stats.steps = m->filter.steps;
+
+    /* A suspect phase's task times stay out of the task samples: if it was a whole-rank
+     * disturbance they would bias every fit for `train` phases; if the level stepped, the next
+     * phase's samples carry the new level anyway. */
+    tide_phase_obs seen = *obs;
+    seen.load = x;
+    if (m->filter.pending) seen.task_times = NULL;
+    for (int i = 0; i < m->nfit; i++) {
+        fitted *f = &m->fit[i];
+        if (f->ops->observe && (rc = f->ops->observe(f->state, &seen)) != TIDE_PRED_OK) return rc;
     }
-    if (!m->trained) {
-        if (m->stats.phases >= m->p.train) return tide_model_train(m);
-        return TIDE_PRED_OK;
+    for (int i = 0; i < m->nfit && rc >= 0; i++) {
+        fitted *f = &m->fit[i];
+        if (!f->trained) {
+            if (m->stats.phases >= m->p.train) rc = train_one(m, f);
+        } else if (retrain_due(m, f)) {
+            f->retrains++;
+            m->stats.retrains++;
+            rc = train_one(m, f);
+        }
     }
-    if (rc == TIDE_PRED_OK && m->ape_n > 0 && m->stats.rolling_mape > m->p.retrain_err) {
-        m->stats.retrains++;
-        return tide_model_train(m);
-    }
-    return TIDE_PRED_OK;
+    return rc < 0 ? rc : TIDE_PRED_OK;
 }
 
 int tide_model_observe_phase(tide_model *m, double load, int ntasks, const double *task_features,
@@ -261,17 +504,25 @@ void tide_model_get_stats(const tide_model *m, tide_model_stats *out)
 
 int tide_model_is_trained(const tide_model *m)
 {
-    return m && m->trained;
+    return m && any_trained(m);
+}
+
+/* The model a user asks about: the first one that has a fit, else the first. */
+static const fitted *primary(const tide_model *m)
+{
+    for (int i = 0; i < m->nfit; i++)
+        if (m->fit[i].trained && !m->fit[i].persistence) return &m->fit[i];
+    return &m->fit[0];
 }
 
 int tide_model_fell_back(const tide_model *m)
 {
-    return m && m->fell_back;
+    return m && primary(m)->fell_back;
 }
 
 const char *tide_model_fallback_reason(const tide_model *m)
 {
-    return m ? m->reason : "";
+    return m ? primary(m)->reason : "";
 }
 
 int tide_model_retrains(const tide_model *m)
@@ -282,11 +533,12 @@ int tide_model_retrains(const tide_model *m)
 int tide_model_coefficients(const tide_model *m, double *out, int max)
 {
     if (!m || (max > 0 && !out) || max < 0) return TIDE_PRED_ERR_INVALID;
-    if (!m->trained || m->persistence || !m->ops->coefficients) return 0;
-    return m->ops->coefficients(m->state, out, max);
+    const fitted *f = primary(m);
+    if (!f->trained || f->persistence || !f->ops->coefficients) return 0;
+    return f->ops->coefficients(f->state, out, max);
 }
 
 const char *tide_model_name(const tide_model *m)
 {
-    return m ? m->ops->name : "";
+    return m ? m->kind : "";
 }

@@ -17,5 +17,5 @@ const tide_model_ops *tide_model_ops_find(const char *name)
 
 const char *tide_model_ops_names(void)
 {
-    return "rank, task";
+    return "auto, rank, task";
 }

@@ -12,6 +12,7 @@ static tide_model *make(const char *kind, tide_solver solver)
     tide_model_params_defaults(&p);
     snprintf(p.kind, sizeof p.kind, "%s", kind);
     p.solver = solver;
+    p.select = TIDE_SELECT_MODEL; /* the model's own fallback, not the selection's baselines */
     char err[256];
     tide_model *m = tide_model_create(&p, err, sizeof err);
     CHECK(m, "%s", err);

@@ -17,15 +17,28 @@
 
 #define MAX_COLS 64
 
+enum { PERSISTENCE, MEDIAN3, NBASE };
+static const char *const base_names[NBASE] = {"persistence", "median3"};
+
+/* Errors of one predictor over the phases that had a served prediction. */
+typedef struct errors {
+    double sq, ape;
+    long n, n_ape;
+} errors;
+
 typedef struct rank_run {
     long rank;
     long last_phase;
     tide_model *model;
+    double recent[3]; /* the last three loads, newest last, for the baselines */
+    int nrecent;
+    errors base[NBASE];
 } rank_run;
 
 typedef struct prediction {
     long phase, rank;
-    double load, pred;
+    double load;
+    tide_prediction pred;
     int has_pred;
 } prediction;
 
@@ -44,8 +57,9 @@ typedef struct run {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tide-predict [--window K] [--train N] [--model rank|task] [--retrain-err X]\n"
-            "                    [--solver ols|ridge|robust] [--json] FILE.csv\n"
+            "usage: tide-predict [--window K] [--train N] [--model auto|rank|task]\n"
+            "                    [--retrain-err X] [--solver ols|ridge|robust] [--degree D]\n"
+            "                    [--select auto|model] [--guard G] [--spike S] [--json] FILE.csv\n"
             "Defaults are the runtime's (TIDE_PRED_* variables, when set, apply first).\n");
 }
 
@@ -69,11 +83,13 @@ static void set_param(run *r, const char *name, const char *value)
 
 static void parse_args(run *r, int argc, char **argv)
 {
-    static const char *const env[] = {"TIDE_PRED_MODEL",  "TIDE_PRED_WINDOW",
-                                      "TIDE_PRED_TRAIN",  "TIDE_PRED_RETRAIN_ERR",
-                                      "TIDE_PRED_SOLVER", "TIDE_PRED_TASK_DEGREE"};
-    static const char *const opt[] = {"--model",       "--window", "--train",
-                                      "--retrain-err", "--solver", "--degree"};
+    static const char *const env[] = {
+        "TIDE_PRED_MODEL",       "TIDE_PRED_WINDOW", "TIDE_PRED_TRAIN", "TIDE_PRED_RETRAIN_ERR",
+        "TIDE_PRED_SOLVER",      "TIDE_PRED_TASK_DEGREE", "TIDE_PRED_SELECT", "TIDE_PRED_GUARD",
+        "TIDE_PRED_SPIKE"};
+    static const char *const opt[] = {"--model",  "--window", "--train",  "--retrain-err",
+                                      "--solver", "--degree", "--select", "--guard",
+                                      "--spike"};
     tide_model_params_defaults(&r->params);
     for (size_t i = 0; i < sizeof env / sizeof env[0]; i++)
         if (getenv(env[i])) set_param(r, env[i], getenv(env[i]));
@@ -179,6 +195,7 @@ static rank_run *rank_of(run *r, long rank)
     }
     char err[256];
     rank_run *rr = &r->ranks[r->nranks];
+    memset(rr, 0, sizeof *rr);
     rr->rank = rank;
     rr->last_phase = -1;
     rr->model = tide_model_create(&r->params, err, sizeof err);
@@ -195,6 +212,34 @@ static void add_prediction(run *r, prediction p)
         if (!r->preds) fail(1, "out of memory");
     }
     r->preds[r->npreds++] = p;
+}
+
+static void add_error(errors *e, double pred, double load)
+{
+    e->sq += (pred - load) * (pred - load);
+    e->n++;
+    if (load != 0) e->ape += fabs(pred - load) / fabs(load), e->n_ape++;
+}
+
+static double median3(const double *v, int n)
+{
+    if (n < 3) return n == 1 ? v[0] : 0.5 * (v[0] + v[1]);
+    double a = v[0], b = v[1], c = v[2];
+    return a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+}
+
+/* The baselines the model must beat, scored on the same phases as the served prediction. */
+static void score_baselines(rank_run *rr, double load)
+{
+    if (rr->nrecent == 0) return;
+    add_error(&rr->base[PERSISTENCE], rr->recent[rr->nrecent - 1], load);
+    add_error(&rr->base[MEDIAN3], median3(rr->recent, rr->nrecent), load);
+}
+
+static void remember(rank_run *rr, double load)
+{
+    if (rr->nrecent == 3) rr->recent[0] = rr->recent[1], rr->recent[1] = rr->recent[2];
+    rr->recent[rr->nrecent < 3 ? rr->nrecent++ : 2] = load;
 }
 
 /* One row: predict the phase as the runtime would before it runs, then report its load. */
@@ -216,14 +261,17 @@ static void process_row(run *r, long lineno, char **f)
              r->path, lineno, phase, rank, rr->last_phase);
     rr->last_phase = phase;
 
-    /* The task model sees each row as one task whose features are the extra columns. */
-    int task = strcmp(r->params.kind, "task") == 0;
+    /* The task model sees each row as one task whose features are the extra columns; so does
+     * the task half of the auto model, when there are such columns. */
+    int task = strcmp(r->params.kind, "task") == 0 || (strcmp(r->params.kind, "auto") == 0 && nfeat);
     tide_task_set ts = {1, nfeat, feat};
-    prediction p = {phase, rank, load, 0, 0};
-    int rc = tide_model_predict_phase(rr->model, task ? &ts : NULL, &p.pred);
+    prediction p = {.phase = phase, .rank = rank, .load = load};
+    int rc = tide_model_predict_info(rr->model, task ? &ts : NULL, &p.pred);
     if (rc < 0) fail(1, "%s:%ld: prediction failed: %s", r->path, lineno, tide_pred_strerror(rc));
     p.has_pred = rc == TIDE_PRED_OK;
     add_prediction(r, p);
+    if (p.has_pred) score_baselines(rr, load);
+    remember(rr, load);
     rc = task ? tide_model_observe_phase(rr->model, load, 1, feat, &load, nfeat)
               : tide_model_observe_phase(rr->model, load, 0, NULL, NULL, 0);
     if (rc == TIDE_PRED_ERR_INVALID)
@@ -260,59 +308,129 @@ static void read_csv(run *r)
     if (!header) fail(2, "%s:1: empty file (expected a header phase,rank,load)", r->path);
 }
 
+/* JSON has no Inf: a sum of squares that overflowed is reported as undefined. */
 static void print_num(double v, int defined)
 {
-    if (defined)
+    if (defined && isfinite(v))
         printf("%.17g", v);
     else
         printf("null");
 }
 
+static double mse_of(const errors *e)
+{
+    return e->n ? e->sq / e->n : 0;
+}
+
+static double mape_of(const errors *e)
+{
+    return e->n_ape ? e->ape / e->n_ape : 0;
+}
+
+static void json_errors(const char *name, const errors *e)
+{
+    printf("\"%s\":{\"mse\":", name);
+    print_num(mse_of(e), e->n > 0);
+    printf(",\"mape\":");
+    print_num(mape_of(e), e->n_ape > 0);
+    printf("}");
+}
+
+static void json_baselines(const errors *base)
+{
+    printf(",\"baselines\":{");
+    for (int b = 0; b < NBASE; b++) {
+        if (b) printf(",");
+        json_errors(base_names[b], &base[b]);
+    }
+    printf("}");
+}
+
+static void print_sources(const tide_model_stats *s)
+{
+    printf(" served by");
+    for (int k = TIDE_SRC_MODEL; k < TIDE_SRC_COUNT; k++)
+        printf(" %s %ld%s", tide_pred_source_name(k), s->by_source[k],
+               k + 1 < TIDE_SRC_COUNT ? "," : "");
+}
+
+static void report_rank(const rank_run *rr, int first, int json)
+{
+    tide_model_stats s;
+    tide_model_get_stats(rr->model, &s);
+    errors e = {s.sum_sq_err, s.sum_ape, s.predicted, s.n_ape};
+    if (json) {
+        printf("%s{\"rank\":%ld,\"phases\":%ld,\"predicted\":%ld,\"mse\":", first ? "" : ",",
+               rr->rank, s.phases, s.predicted);
+        print_num(mse_of(&e), e.n > 0);
+        printf(",\"mape\":");
+        print_num(mape_of(&e), e.n_ape > 0);
+        printf(",\"retrains\":%d,\"fallbacks\":%ld,\"guarded\":%ld,\"spikes\":%ld",
+               s.retrains, s.fallbacks, s.guarded, s.spikes);
+        json_baselines(rr->base);
+        printf("}");
+        return;
+    }
+    printf("rank %ld: %ld phases, %ld predicted, MSE %.6g, MAPE %.3f%% (persistence %.3f%%, "
+           "median-of-3 %.3f%%), %d retrains, %ld guarded, %ld spikes filtered;",
+           rr->rank, s.phases, s.predicted, mse_of(&e), 100 * mape_of(&e),
+           100 * mape_of(&rr->base[PERSISTENCE]), 100 * mape_of(&rr->base[MEDIAN3]), s.retrains,
+           s.guarded, s.spikes);
+    print_sources(&s);
+    printf("\n");
+    const char *why = tide_model_fallback_reason(rr->model);
+    if (*why) printf("rank %ld: note: %s\n", rr->rank, why);
+}
+
+static void json_prediction(const prediction *p, int first)
+{
+    printf("%s{\"phase\":%ld,\"rank\":%ld,\"load\":%.17g,\"pred\":", first ? "" : ",",
+           p->phase, p->rank, p->load);
+    print_num(p->pred.load, p->has_pred);
+    printf(",\"unc\":");
+    print_num(p->pred.unc, p->has_pred);
+    printf(",\"source\":\"%s\"", tide_pred_source_name(p->has_pred ? p->pred.source : 0));
+    if (p->has_pred && p->pred.source == TIDE_SRC_MODEL)
+        printf(",\"model\":\"%s\"", p->pred.model);
+    else
+        printf(",\"model\":null");
+    printf("}");
+}
+
 static void report(const run *r)
 {
-    double sq = 0, ape = 0;
-    long n = 0, n_ape = 0;
+    errors all = {0}, base[NBASE] = {{0}};
     if (r->json) printf("{\"ranks\":[");
     for (int i = 0; i < r->nranks; i++) {
+        const rank_run *rr = &r->ranks[i];
         tide_model_stats s;
-        tide_model_get_stats(r->ranks[i].model, &s);
-        sq += s.sum_sq_err, n += s.predicted, ape += s.sum_ape, n_ape += s.n_ape;
-        double mse = s.predicted ? s.sum_sq_err / s.predicted : 0;
-        double mape = s.n_ape ? s.sum_ape / s.n_ape : 0;
-        const char *why = tide_model_fallback_reason(r->ranks[i].model);
-        if (r->json) {
-            printf("%s{\"rank\":%ld,\"phases\":%ld,\"predicted\":%ld,\"mse\":", i ? "," : "",
-                   r->ranks[i].rank, s.phases, s.predicted);
-            print_num(mse, s.predicted > 0);
-            printf(",\"mape\":");
-            print_num(mape, s.n_ape > 0);
-            printf(",\"retrains\":%d,\"fallbacks\":%ld}", s.retrains, s.fallbacks);
-        } else {
-            printf("rank %ld: %ld phases, %ld predicted, MSE %.6g, MAPE %.3f%%, %d retrains\n",
-                   r->ranks[i].rank, s.phases, s.predicted, mse, 100 * mape, s.retrains);
-            if (*why) printf("rank %ld: note: %s\n", r->ranks[i].rank, why);
+        tide_model_get_stats(rr->model, &s);
+        all.sq += s.sum_sq_err, all.n += s.predicted, all.ape += s.sum_ape, all.n_ape += s.n_ape;
+        for (int b = 0; b < NBASE; b++) {
+            base[b].sq += rr->base[b].sq, base[b].n += rr->base[b].n;
+            base[b].ape += rr->base[b].ape, base[b].n_ape += rr->base[b].n_ape;
         }
+        report_rank(rr, i == 0, r->json);
     }
-    double mse = n ? sq / n : 0, mape = n_ape ? ape / n_ape : 0;
     if (!r->json) {
-        printf("overall: %ld predicted, MSE %.6g, MAPE %.3f%% (window %d, train %d, model %s, "
-               "solver %s, retrain-err %g)\n",
-               n, mse, 100 * mape, r->params.window, r->params.train, r->params.kind,
-               tide_solver_name(r->params.solver), r->params.retrain_err);
+        printf("overall: %ld predicted, MSE %.6g, MAPE %.3f%%; persistence MAPE %.3f%%, "
+               "median-of-3 MAPE %.3f%% (window %d, train %d, model %s, solver %s, select %s, "
+               "guard %g, spike %g, retrain-err %g)\n",
+               all.n, mse_of(&all), 100 * mape_of(&all), 100 * mape_of(&base[PERSISTENCE]),
+               100 * mape_of(&base[MEDIAN3]), r->params.window, r->params.train, r->params.kind,
+               tide_solver_name(r->params.solver),
+               r->params.select == TIDE_SELECT_AUTO ? "auto" : "model", r->params.guard,
+               r->params.spike, r->params.retrain_err);
         return;
     }
     printf("],\"mape\":");
-    print_num(mape, n_ape > 0);
+    print_num(mape_of(&all), all.n_ape > 0);
     printf(",\"mse\":");
-    print_num(mse, n > 0);
+    print_num(mse_of(&all), all.n > 0);
+    json_baselines(base);
     printf(",\"predictions\":[");
-    for (size_t i = 0; i < r->npreds; i++) {
-        const prediction *p = &r->preds[i];
-        printf("%s{\"phase\":%ld,\"rank\":%ld,\"load\":%.17g,\"pred\":", i ? "," : "", p->phase,
-               p->rank, p->load);
-        print_num(p->pred, p->has_pred);
-        printf("}");
-    }
+    for (size_t i = 0; i < r->npreds; i++)
+        json_prediction(&r->preds[i], i == 0);
     printf("]}\n");
 }
 
