@@ -436,8 +436,8 @@ static void score(tide_model *m, const candidates *c, const tide_prediction *ser
     st->rolling_mape = n ? s / n : 0;
 }
 
-/* A model retrains when the median of its recent percentage errors is above the threshold: one
- * spike is outvoted, a level step that every later phase confirms is not. */
+/* A model retrains when the median of its recent percentage errors is above the threshold (one
+ * spike is outvoted), and at once when the filter has confirmed a level step. */
 static int retrain_due(const tide_model *m, const fitted *f)
 {
     int n;
@@ -458,6 +458,7 @@ int tide_model_observe(tide_model *m, const tide_phase_obs *obs)
     if (rc == TIDE_PRED_OK && isfinite(obs->load)) score(m, &c, &served, obs->load);
 
     int n, restore;
+    long steps_before = m->filter.steps;
     const double *clean = last(m, m->clean, m->ewin, &n);
     double x = tide_spike_filter_step(&m->filter, clean, n, obs->load, &restore);
     if (restore) m->clean[m->len - 1] = m->raw[m->len - 1];
@@ -480,7 +481,7 @@ int tide_model_observe(tide_model *m, const tide_phase_obs *obs)
         fitted *f = &m->fit[i];
         if (!f->trained) {
             if (m->stats.phases >= m->p.train) rc = train_one(m, f);
-        } else if (retrain_due(m, f)) {
+        } else if (m->filter.steps > steps_before || retrain_due(m, f)) {
             f->retrains++;
             m->stats.retrains++;
             rc = train_one(m, f);

@@ -18,6 +18,8 @@ static double rolling_after_step(double retrain_err, int *retrains)
     tide_model_params_defaults(&p);
     p.retrain_err = retrain_err;
     p.select = TIDE_SELECT_MODEL; /* the model's own recovery, not the baselines' */
+    /* Without retraining means neither trigger: the error threshold nor a confirmed step. */
+    if (retrain_err >= 100) p.spike = 0;
     char err[256];
     tide_model *m = tide_model_create(&p, err, sizeof err);
     CHECK(m, "%s", err);
