@@ -93,6 +93,16 @@ size_t tide_plan_proact_scratch_bytes(int32_t np);
 int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, void *scratch,
                      tide_move_plan *plan);
 
+/* The same plan for uncertain predictions. margin[i] >= 0 (finite) is rank i's uncertainty, in
+ * load units: a rank moves only the surplus beyond L_avg + margin[i] and takes only what fills
+ * its deficit below L_avg - margin[i], so a prediction error within the margin cannot make the
+ * plan push a rank across the average. margin == NULL (or all zeros) gives exactly the plan of
+ * tide_plan_proact. Guarantees (docs/offload-planner.md, "Uncertain predictions"): a sender
+ * ends at or above L_avg + margin[i]; a victim ends below L_avg - margin[j] + w_hat of its
+ * sender; only ranks beyond their margins send or receive. */
+int tide_plan_proact_margin(int32_t np, const double *load, const double *margin,
+                            const int64_t *n_tasks, void *scratch, tide_move_plan *plan);
+
 /* ---------------------------------------------------------------------------------------------
  * Proactive planner with per-task predicted weights.
  *
@@ -116,6 +126,10 @@ size_t tide_plan_proact_weighted_scratch_bytes(int32_t np, int64_t ntasks_total)
 int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *task_off,
                               const double *task_w, void *scratch, int32_t *dest,
                               tide_move_plan *plan);
+/* With per-rank margins, as tide_plan_proact_margin: margin == NULL gives the plan above. */
+int tide_plan_proact_weighted_margin(int32_t np, const double *load, const double *margin,
+                                     const int64_t *task_off, const double *task_w,
+                                     void *scratch, int32_t *dest, tide_move_plan *plan);
 
 /* ---------------------------------------------------------------------------------------------
  * Reactive pairing (Chameleon's react_mig decision), evaluated by every rank at each exchange.

@@ -7,6 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int plan_check_margins(int32_t np, const double *margin)
+{
+    if (margin == NULL) return TIDE_PLAN_OK;
+    for (int32_t i = 0; i < np; i++)
+        if (!(margin[i] >= 0.0) || !isfinite(margin[i])) return TIDE_PLAN_EINVAL;
+    return TIDE_PLAN_OK;
+}
+
 int plan_check_inputs(int32_t np, const double *load, const int64_t *n_tasks)
 {
     if (np < 1 || load == NULL) return TIDE_PLAN_EINVAL;

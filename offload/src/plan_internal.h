@@ -23,6 +23,23 @@ void plan_sort_ranks(int32_t np, const double *load, plan_rank_key *keys);
  * depend on how ranks are numbered. */
 double plan_sorted_sum(int32_t np, const plan_rank_key *keys);
 
+/* Checks margins (NULL, or np finite values >= 0). */
+int plan_check_margins(int32_t np, const double *margin);
+
+/* The surplus of the rank at sorted position k over the average that the plan may move, and
+ * the deficit it may fill: the distance to avg less the rank's margin (0 without margins). */
+static inline double plan_surplus(const plan_rank_key *keys, int32_t k, double avg,
+                                  const double *margin)
+{
+    return keys[k].load - avg - (margin ? margin[keys[k].rank] : 0.0);
+}
+
+static inline double plan_deficit(const plan_rank_key *keys, int32_t k, double avg,
+                                  const double *margin)
+{
+    return avg - keys[k].load - (margin ? margin[keys[k].rank] : 0.0);
+}
+
 /* Sorts plan->moves by (from, to). */
 void plan_sort_moves(tide_move_plan *plan);
 

@@ -37,8 +37,15 @@ static int64_t tasks_into_deficit(double under, double w, int64_t kmax)
 int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, void *scratch,
                      tide_move_plan *plan)
 {
+    return tide_plan_proact_margin(np, load, NULL, n_tasks, scratch, plan);
+}
+
+int tide_plan_proact_margin(int32_t np, const double *load, const double *margin,
+                            const int64_t *n_tasks, void *scratch, tide_move_plan *plan)
+{
     if (n_tasks == NULL || plan == NULL || plan->moves == NULL) return TIDE_PLAN_EINVAL;
     int rc = plan_check_inputs(np, load, n_tasks);
+    if (rc == TIDE_PLAN_OK) rc = plan_check_margins(np, margin);
     if (rc != TIDE_PLAN_OK) return rc;
     if (plan->capacity < (size_t)(np - 1)) return TIDE_PLAN_EINVAL;
 
@@ -56,9 +63,22 @@ int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, voi
     /* hi walks offloaders down from the most loaded, lo walks victims up from the least loaded;
      * `over` and `under` are the surplus/deficit still open at the current hi and lo. */
     int32_t hi = np - 1, lo = 0;
-    double over = keys[hi].load - avg, under = avg - keys[lo].load;
+    double over = plan_surplus(keys, hi, avg, margin), under = plan_deficit(keys, lo, avg, margin);
     int64_t left = n_tasks[keys[hi].rank];
     while (hi > lo && keys[hi].load > avg && keys[lo].load < avg) {
+        /* A surplus or deficit within the rank's margin is not certain enough to act on: the
+         * rank keeps its tasks, or takes none. Never true without margins. */
+        if (!(over > 0.0)) {
+            hi--;
+            over = plan_surplus(keys, hi, avg, margin);
+            left = n_tasks[keys[hi].rank];
+            continue;
+        }
+        if (!(under > 0.0)) {
+            lo++;
+            under = plan_deficit(keys, lo, avg, margin);
+            continue;
+        }
         int32_t src = keys[hi].rank;
         double w = n_tasks[src] > 0 ? keys[hi].load / (double)n_tasks[src] : 0.0;
         int64_t kmax = w > 0.0 ? tasks_above_average(over, w, left) : 0;
@@ -80,12 +100,12 @@ int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, voi
         int victim_done = under <= 0.0 || !offloader_done;
         if (offloader_done) {
             hi--;
-            over = keys[hi].load - avg;
+            over = plan_surplus(keys, hi, avg, margin);
             left = n_tasks[keys[hi].rank];
         }
         if (victim_done) {
             lo++;
-            under = avg - keys[lo].load;
+            under = plan_deficit(keys, lo, avg, margin);
         }
     }
 

@@ -163,9 +163,17 @@ int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *tas
                               const double *task_w, void *scratch, int32_t *dest,
                               tide_move_plan *plan)
 {
+    return tide_plan_proact_weighted_margin(np, load, NULL, task_off, task_w, scratch, dest, plan);
+}
+
+int tide_plan_proact_weighted_margin(int32_t np, const double *load, const double *margin,
+                                     const int64_t *task_off, const double *task_w,
+                                     void *scratch, int32_t *dest, tide_move_plan *plan)
+{
     if (task_off == NULL || dest == NULL || plan == NULL || plan->moves == NULL)
         return TIDE_PLAN_EINVAL;
     int rc = plan_check_inputs(np, load, NULL);
+    if (rc == TIDE_PLAN_OK) rc = plan_check_margins(np, margin);
     if (rc != TIDE_PLAN_OK) return rc;
     if (task_off[np] > 0 && task_w == NULL) return TIDE_PLAN_EINVAL;
     rc = check_weights(np, task_off, task_w);
@@ -188,10 +196,21 @@ int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *tas
     double avg = plan_sorted_sum(np, s.keys) / (double)np;
 
     int32_t hi = np - 1, lo = 0;
-    double over = s.keys[hi].load - avg, under = avg - s.keys[lo].load;
+    double over = plan_surplus(s.keys, hi, avg, margin);
+    double under = plan_deficit(s.keys, lo, avg, margin);
     offloader_tasks o = {0};
     int32_t loaded = -1; /* the offloader whose tasks `o` holds; sorted only once it is reached */
     while (hi > lo && s.keys[hi].load > avg && s.keys[lo].load < avg) {
+        if (!(over > 0.0)) { /* within its margin: see plan_proact.c */
+            hi--;
+            over = plan_surplus(s.keys, hi, avg, margin);
+            continue;
+        }
+        if (!(under > 0.0)) {
+            lo++;
+            under = plan_deficit(s.keys, lo, avg, margin);
+            continue;
+        }
         int32_t src = s.keys[hi].rank;
         int32_t dst = s.keys[lo].rank;
         if (loaded != hi) {
@@ -232,11 +251,11 @@ int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *tas
         }
         if (offloader_done) {
             hi--;
-            over = s.keys[hi].load - avg;
+            over = plan_surplus(s.keys, hi, avg, margin);
         }
         if (victim_done) {
             lo++;
-            under = avg - s.keys[lo].load;
+            under = plan_deficit(s.keys, lo, avg, margin);
         }
     }
 

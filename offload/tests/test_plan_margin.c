@@ -1,0 +1,165 @@
+/*
+ * test_plan_margin.c - the proactive planners with per-rank margins (prediction uncertainty):
+ * zero margins give exactly the plans without them; with margins a sender keeps at least
+ * L_avg + its margin, a victim ends below L_avg - its margin + one task, and only ranks beyond
+ * their margins take part. Random cases from seeds, as in test_plan_props.c.
+ */
+#include "check.h"
+#include "tide_plan.h"
+
+#include <string.h>
+
+#define MAXNP 48
+#define MAXT 24
+#define CASES 3000
+#define EPS 1e-9
+
+typedef struct input {
+    int32_t np;
+    double load[MAXNP], margin[MAXNP];
+    int64_t n[MAXNP];
+    int64_t off[MAXNP + 1];
+    double w[MAXNP * MAXT];
+} input;
+
+static void generate(uint64_t seed, input *in)
+{
+    uint64_t s = seed;
+    in->np = 2 + (int32_t)(test_rand(&s) % (MAXNP - 1));
+    in->off[0] = 0;
+    for (int32_t i = 0; i < in->np; i++) {
+        in->n[i] = 1 + (int64_t)(test_rand(&s) % MAXT);
+        in->load[i] = 0;
+        for (int64_t t = 0; t < in->n[i]; t++) {
+            double w = 0.1 + 3.0 * test_uniform(&s);
+            in->w[in->off[i] + t] = w;
+            in->load[i] += w;
+        }
+        in->off[i + 1] = in->off[i] + in->n[i];
+        in->margin[i] = test_rand(&s) % 3 ? 0.0 : 10.0 * test_uniform(&s);
+    }
+}
+
+static double average(const input *in)
+{
+    double s = 0;
+    for (int32_t i = 0; i < in->np; i++)
+        s += in->load[i];
+    return s / in->np;
+}
+
+static int same_moves(const tide_move_plan *a, const tide_move_plan *b)
+{
+    if (a->nmoves != b->nmoves) return 0;
+    for (size_t k = 0; k < a->nmoves; k++)
+        if (a->moves[k].from != b->moves[k].from || a->moves[k].to != b->moves[k].to ||
+            a->moves[k].count != b->moves[k].count)
+            return 0;
+    return 1;
+}
+
+static void zero_margins_change_nothing(const input *in)
+{
+    static const double zeros[MAXNP];
+    tide_move m1[MAXNP], m2[MAXNP];
+    tide_move_plan a = {.moves = m1, .capacity = MAXNP}, b = {.moves = m2, .capacity = MAXNP};
+    CHECK_EQ_I64(tide_plan_proact(in->np, in->load, in->n, NULL, &a), TIDE_PLAN_OK);
+    CHECK_EQ_I64(tide_plan_proact_margin(in->np, in->load, zeros, in->n, NULL, &b), TIDE_PLAN_OK);
+    CHECK(same_moves(&a, &b));
+    static int32_t d1[MAXNP * MAXT], d2[MAXNP * MAXT];
+    a.nmoves = b.nmoves = 0;
+    CHECK_EQ_I64(tide_plan_proact_weighted(in->np, in->load, in->off, in->w, NULL, d1, &a),
+                 TIDE_PLAN_OK);
+    CHECK_EQ_I64(tide_plan_proact_weighted_margin(in->np, in->load, zeros, in->off, in->w, NULL,
+                                                  d2, &b),
+                 TIDE_PLAN_OK);
+    CHECK(same_moves(&a, &b));
+    CHECK(memcmp(d1, d2, sizeof(int32_t) * (size_t)in->off[in->np]) == 0);
+}
+
+/* Uniform weights: w_i = load_i / n_i. */
+static void uniform_keeps_margins(const input *in)
+{
+    tide_move moves[MAXNP];
+    tide_move_plan plan = {.moves = moves, .capacity = MAXNP};
+    CHECK_EQ_I64(tide_plan_proact_margin(in->np, in->load, in->margin, in->n, NULL, &plan),
+                 TIDE_PLAN_OK);
+    double avg = average(in), after[MAXNP], max_in[MAXNP] = {0};
+    memcpy(after, in->load, sizeof(double) * (size_t)in->np);
+    for (size_t k = 0; k < plan.nmoves; k++) {
+        const tide_move *m = &plan.moves[k];
+        double w = in->load[m->from] / (double)in->n[m->from];
+        after[m->from] -= (double)m->count * w;
+        after[m->to] += (double)m->count * w;
+        if (w > max_in[m->to]) max_in[m->to] = w;
+        CHECK(in->load[m->from] > avg + in->margin[m->from]);
+        CHECK(in->load[m->to] < avg - in->margin[m->to]);
+    }
+    for (int32_t i = 0; i < in->np; i++) {
+        if (after[i] < in->load[i]) CHECK(after[i] >= avg + in->margin[i] - EPS);
+        if (after[i] > in->load[i]) CHECK(after[i] < avg - in->margin[i] + max_in[i] + EPS);
+    }
+}
+
+static void weighted_keeps_margins(const input *in)
+{
+    tide_move moves[MAXNP];
+    tide_move_plan plan = {.moves = moves, .capacity = MAXNP};
+    static int32_t dest[MAXNP * MAXT];
+    CHECK_EQ_I64(tide_plan_proact_weighted_margin(in->np, in->load, in->margin, in->off, in->w,
+                                                  NULL, dest, &plan),
+                 TIDE_PLAN_OK);
+    double avg = average(in), after[MAXNP], max_in[MAXNP] = {0};
+    memcpy(after, in->load, sizeof(double) * (size_t)in->np);
+    for (int32_t i = 0; i < in->np; i++)
+        for (int64_t t = in->off[i]; t < in->off[i + 1]; t++) {
+            int32_t d = dest[t];
+            if (d == i) continue;
+            after[i] -= in->w[t];
+            after[d] += in->w[t];
+            if (in->w[t] > max_in[d]) max_in[d] = in->w[t];
+            CHECK(in->load[i] > avg + in->margin[i]);
+            CHECK(in->load[d] < avg - in->margin[d]);
+        }
+    for (int32_t i = 0; i < in->np; i++) {
+        if (after[i] < in->load[i]) CHECK(after[i] >= avg + in->margin[i] - EPS);
+        if (after[i] > in->load[i]) CHECK(after[i] < avg - in->margin[i] + max_in[i] + EPS);
+    }
+}
+
+/* The 8-rank case of test_plan_proact.c with a margin larger than every surplus: no move; and
+ * with a margin only on the most loaded rank: the next one still sends. */
+static void margins_decide(void)
+{
+    double load[4] = {4, 4, 4, 12};
+    int64_t n[4] = {4, 4, 4, 12};
+    double big[4] = {0, 0, 0, 7}, small[4] = {0, 0, 0, 1};
+    tide_move moves[4];
+    tide_move_plan plan = {.moves = moves, .capacity = 4};
+    CHECK_EQ_I64(tide_plan_proact_margin(4, load, big, n, NULL, &plan), TIDE_PLAN_OK);
+    CHECK_EQ_I64(plan.nmoves, 0);
+    CHECK_EQ_I64(tide_plan_proact_margin(4, load, small, n, NULL, &plan), TIDE_PLAN_OK);
+    int64_t sent = 0;
+    for (size_t k = 0; k < plan.nmoves; k++)
+        sent += plan.moves[k].count;
+    CHECK_EQ_I64(sent, 5); /* 12 - 6 - 1 = 5 of its 6 surplus tasks */
+    double bad[4] = {0, -1, 0, 0};
+    CHECK_EQ_I64(tide_plan_proact_margin(4, load, bad, n, NULL, &plan), TIDE_PLAN_EINVAL);
+}
+
+int main(void)
+{
+    margins_decide();
+    for (uint64_t seed = 1; seed <= CASES; seed++) {
+        input in;
+        generate(seed, &in);
+        int before = check_failures;
+        zero_margins_change_nothing(&in);
+        uniform_keeps_margins(&in);
+        weighted_keeps_margins(&in);
+        if (check_failures != before) fprintf(stderr, "  (seed %llu)\n", (unsigned long long)seed);
+        if (check_failures > 20) break;
+    }
+    printf("%d failures over %d cases\n", check_failures, CASES);
+    return check_failures != 0;
+}
