@@ -5,7 +5,8 @@
 set -euo pipefail
 mpiexec=$1 prog=$2 tool=$3 work=$4
 mkdir -p "$work"
-TIDE_STATS="$work/run.json" TIDE_LB=proact TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 \
+# The rank model: the CSV below carries the loads only, not the tasks' features.
+TIDE_STATS="$work/run.json" TIDE_LB=proact TIDE_PRED_MODEL=rank TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 \
     $mpiexec --oversubscribe -n 3 "$prog" 24 10
 python3 - "$work/run.json" "$work/loads.csv" <<'PY'
 import json, sys
@@ -16,7 +17,7 @@ with open(sys.argv[2], "w") as f:
         for r, load in enumerate(ph["L"]):
             f.write("%d,%d,%r\n" % (ph["phase"], r, load))
 PY
-TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 "$tool" --json "$work/loads.csv" > "$work/offline.json"
+TIDE_PRED_MODEL=rank TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 "$tool" --json "$work/loads.csv" > "$work/offline.json"
 python3 - "$work/run.json" "$work/offline.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))

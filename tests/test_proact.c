@@ -2,7 +2,7 @@
  * others; tasks of two sizes, the size given as a feature) over many phases. Checks that the rank model predicts every rank's load from phase
  * TIDE_PRED_TRAIN on (not before), and that in every planned phase each rank sends and receives
  * exactly what its row and column of the plan say (the plan recomputed here from all ranks'
- * predictions with the same planner). Usage: test_proact PHASES TRAIN */
+ * predictions and uncertainties with the same planner). Usage: test_proact PHASES TRAIN */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 #include "tide.h"
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     int ntasks = me == 0 ? 32 : 8;
     long ns[2] = {500000, 1500000}, out[32];
     double pred_min = getenv("EXPECT_PRED_MIN") ? atof(getenv("EXPECT_PRED_MIN")) : 0;
-    double *pred = malloc((size_t)np * sizeof *pred);
+    double *pred = malloc((size_t)np * sizeof *pred), *unc = malloc((size_t)np * sizeof *unc);
     int64_t *n = malloc((size_t)np * sizeof *n), *tb = malloc((size_t)np * np * sizeof *tb);
     tide_move *moves = malloc((size_t)np * sizeof *moves);
     int planned = 0;
@@ -48,6 +48,7 @@ int main(int argc, char **argv)
         if (p < train) CHECK(st.L_pred_self < 0, "phase %d predicted before training", p);
         else CHECK(st.L_pred_self >= pred_min, "phase %d: prediction %g", p, st.L_pred_self);
         MPI_Allgather(&st.L_pred_self, 1, MPI_DOUBLE, pred, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+        MPI_Allgather(&st.L_unc_self, 1, MPI_DOUBLE, unc, 1, MPI_DOUBLE, MPI_COMM_WORLD);
         int64_t mine = ntasks;
         MPI_Allgather(&mine, 1, MPI_INT64_T, n, 1, MPI_INT64_T, MPI_COMM_WORLD);
         if (p < train) continue;
@@ -64,8 +65,11 @@ int main(int argc, char **argv)
             planned += mv[0] > 0;
             continue;
         }
+        /* The runtime's margins: TIDE_PROACT_MARGIN (default 1) x each rank's uncertainty. */
+        double factor = getenv("TIDE_PROACT_MARGIN") ? atof(getenv("TIDE_PROACT_MARGIN")) : 1.0;
+        for (int i = 0; i < np; i++) unc[i] = unc[i] > 0 ? factor * unc[i] : 0;
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
-        CHECK(tide_plan_proact(np, pred, n, NULL, &plan) == TIDE_PLAN_OK, "planner");
+        CHECK(tide_plan_proact_margin(np, pred, unc, n, NULL, &plan) == TIDE_PLAN_OK, "planner");
         CHECK(tide_plan_table(&plan, n, tb) == TIDE_PLAN_OK, "table");
         int64_t send = 0, recv = 0;
         for (int j = 0; j < np; j++)
@@ -81,7 +85,7 @@ int main(int argc, char **argv)
     /* A tool's model predicting the same for every rank (EXPECT_PRED_MIN) plans no move. */
     if (pred_min == 0) CHECK(any > 0, "no planned phase moved a task");
     CHECK_OK(tide_finalize());
-    free(pred), free(n), free(tb), free(moves);
+    free(pred), free(unc), free(n), free(tb), free(moves);
     if (me == 0) printf("proact: every planned move matched the plan\n");
     return 0;
 }

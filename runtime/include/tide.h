@@ -126,6 +126,7 @@ typedef struct tide_phase_stats {
     /* This rank's own values. */
     double W_self, L_self;
     double L_pred_self; /* this rank's predicted load for the phase; -1 before a model exists */
+    double L_unc_self;  /* its uncertainty (docs/predictor.md); -1 without a prediction */
     int64_t tasks_self, offloaded_self, received_self;
 } tide_phase_stats;
 

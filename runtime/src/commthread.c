@@ -417,6 +417,9 @@ static void fill_record(comm_state *cs)
     }
     r->W = last > 0 ? last - rt->phase_start : 0;
     r->L_pred = rt->L_pred;
+    r->L_unc = rt->L_unc;
+    r->pred_source = rt->pred_source;
+    r->pred_model = rt->pred_model;
     r->time = tide_now() - rt->phase_start;
     r->tasks = (double)rt->phase_tasks;
     r->offloaded = (double)rt->n_offloaded;
@@ -450,6 +453,7 @@ static void allgather_status(comm_state *cs)
     st->queued_in = (double)atomic_load(&rt->remote.count);
     st->outstanding = (double)own_open(rt);
     st->task_pred = rt->task_pred_ready;
+    st->L_unc = rt->L_unc;
     MPI_Iallgather(st, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status, TIDE_STATUS_DOUBLES,
                    MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
 }
@@ -511,8 +515,7 @@ static bool phase_step(comm_state *cs)
         rt->n_offloaded = rt->n_received = 0;
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
-        rt->L_pred = tide_predict_phase(rt);
-        rt->task_pred_ready = rt->L_pred >= 0 && tide_predict_task_times(rt, NULL, 0);
+        tide_predict_phase(rt);
         rt->cphase = cs->nphases;
         rt->running = true;
         if (rt->lb->phase_sync) {

@@ -154,6 +154,8 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
     } else if (strcmp(name, "TIDE_REACT_MAX_TASKS") == 0) {
         rc = parse_long(name, v, 1, 1000000, &l, err, len);
         if (rc == TIDE_OK) c->react_max_tasks = (int)l;
+    } else if (strcmp(name, "TIDE_PROACT_MARGIN") == 0) {
+        rc = parse_double(name, v, 0.0, 100.0, &c->proact_margin, err, len);
     } else if (strcmp(name, "TIDE_WS_THRESHOLD") == 0) {
         rc = parse_long(name, v, 0, 1000000, &l, err, len);
         if (rc == TIDE_OK) c->ws_threshold = (int)l;
@@ -237,6 +239,7 @@ void tide_config_defaults(tide_config *c)
     c->seed = 1;
     c->check_exe = 1;
     c->round_us = 500;
+    c->proact_margin = 1.0;
     c->react_threshold = 0.05;
     c->react_max_tasks = 4;
     c->ws_threshold = 1;

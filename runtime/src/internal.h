@@ -48,6 +48,7 @@ typedef struct tide_config {
     uint64_t seed;          /* TIDE_SEED */
     int check_exe;          /* TIDE_CHECK_EXE */
     int round_us;           /* TIDE_ROUND_US: interval of status rounds */
+    double proact_margin;   /* TIDE_PROACT_MARGIN: planner margin = this x prediction uncertainty */
     double react_threshold; /* TIDE_REACT_THRESHOLD: relative imbalance that triggers moves */
     int react_max_tasks;    /* TIDE_REACT_MAX_TASKS: tasks one decision may move */
     int ws_threshold;       /* TIDE_WS_THRESHOLD: tasks a victim keeps */
@@ -206,6 +207,7 @@ typedef struct tide_rank_status {
     double queued_in;   /* received tasks not started */
     double outstanding; /* own tasks not completed (0 everywhere = the phase is over) */
     double task_pred;   /* 1: per-task predictions of this phase's tasks exist (task model) */
+    double L_unc;       /* uncertainty of L_pred (load units): the planner's margin */
 } tide_rank_status;
 
 #define TIDE_STATUS_DOUBLES (sizeof(tide_rank_status) / sizeof(double))
@@ -277,7 +279,13 @@ void tide_react_round(tide_rt *rt, const tide_rank_status *all);
 typedef struct tide_rank_record {
     double W, L, L_pred, task_max, time;
     double tasks, offloaded, received, bytes_sent;
+    double L_unc;       /* uncertainty of L_pred (-1 without a prediction) */
+    double pred_source; /* tide_pred_source of L_pred */
+    double pred_model;  /* which model served when pred_source is "model": tide_pred_model */
 } tide_rank_record;
+
+/* The serving model of a phase, as a number that an allgather of doubles carries. */
+enum tide_pred_model_code { TIDE_PMODEL_NONE, TIDE_PMODEL_RANK, TIDE_PMODEL_TASK, TIDE_PMODEL_TOOL };
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
 
@@ -344,6 +352,9 @@ struct tide_rt {
     long n_offloaded, n_received;
     uint64_t bytes_sent;
     double L_pred;            /* prediction for the running phase (-1: none) */
+    double L_unc;             /* its uncertainty (-1: none) */
+    double pred_source;       /* its tide_pred_source */
+    double pred_model;        /* its tide_pred_model_code */
     double task_pred_ready;   /* 1 when per-task predictions of the phase exist */
     int cphase;               /* the phase the comm thread is in (or was last in) */
     bool running;             /* cphase is running: tasks of it may still move */
@@ -379,8 +390,10 @@ struct tide_rt {
 
 int tide_predict_init(tide_rt *rt, char *err, size_t len);
 void tide_predict_finalize(tide_rt *rt);
-/* The prediction for the phase about to run (-1 when there is none yet). */
-double tide_predict_phase(tide_rt *rt);
+/* Predicts the phase about to run: sets rt->L_pred (-1 when there is none yet), L_unc,
+ * pred_source, pred_model and task_pred_ready (per-task predictions exist and the model that
+ * serves predicts per task). */
+void tide_predict_phase(tide_rt *rt);
 /* Feeds the finished phase's measured own load to the model (may retrain). */
 void tide_predict_observe(tide_rt *rt, double load);
 void tide_predict_phase_ended(void);

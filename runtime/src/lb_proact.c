@@ -8,6 +8,17 @@
 
 #include <stdlib.h>
 
+/* The planner's margins: each rank's prediction uncertainty times TIDE_PROACT_MARGIN, so that a
+ * surplus the prediction is not sure of stays where it is (docs/offload-planner.md). */
+static double *margins(const tide_rt *rt, const tide_rank_status *all)
+{
+    double *m = malloc((size_t)rt->size * sizeof *m);
+    if (!m) tide_fatal("proact: out of memory planning a phase");
+    for (int i = 0; i < rt->size; i++)
+        m[i] = all[i].L_unc > 0 ? rt->cfg.proact_margin * all[i].L_unc : 0.0;
+    return m;
+}
+
 /* With per-task predictions on every rank (the task model), the plan chooses which tasks leave
  * so that the moved load fits each victim's deficit (offload/plan_proact_weighted.c): every
  * rank contributes its tasks' predicted times, in queue order, to one allgather. */
@@ -35,9 +46,11 @@ static bool plan_weighted(tide_rt *rt, const tide_rank_status *all)
         for (int k = 0; k < counts[rt->rank]; k++) mine[k] = 0;
     tide_coll_allgatherv(rt, mine, counts[rt->rank], counts, w);
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
-    bool ok = tide_plan_proact_weighted(np, load, off, w, NULL, dest, &plan) == TIDE_PLAN_OK;
+    double *margin = margins(rt, all);
+    bool ok = tide_plan_proact_weighted_margin(np, load, margin, off, w, NULL, dest, &plan) ==
+              TIDE_PLAN_OK;
     if (ok) tide_offload_selected(rt, dest + off[rt->rank], counts[rt->rank]);
-    free(counts), free(off), free(load), free(moves), free(w), free(dest), free(mine);
+    free(counts), free(off), free(load), free(moves), free(w), free(dest), free(mine), free(margin);
     return ok;
 }
 
@@ -63,8 +76,10 @@ static bool plan_and_send(tide_rt *rt, const tide_rank_status *all)
             n[i] = (int64_t)all[i].ntasks;
         }
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
-        ok = tide_plan_proact(np, load, n, NULL, &plan) == TIDE_PLAN_OK &&
+        double *margin = margins(rt, all);
+        ok = tide_plan_proact_margin(np, load, margin, n, NULL, &plan) == TIDE_PLAN_OK &&
              tide_plan_row(&plan, n, rt->rank, row) == TIDE_PLAN_OK;
+        free(margin);
     }
     if (ok) {
         /* One task per victim per pass: with TIDE_OFFLOAD=rr the tasks then also leave

@@ -77,11 +77,12 @@ int tide_predict_init(tide_rt *rt, char *err, size_t len)
     }
     /* Decided once, so that the number of phase features stays the same all run long. */
     rt->freq_known = core_mhz() > 0;
-    collect = strcmp(rt->cfg.pred.kind, "task") == 0 ||
+    /* auto needs the features too: its task model competes with the rank model. */
+    collect = strcmp(rt->cfg.pred.kind, "task") == 0 || strcmp(rt->cfg.pred.kind, "auto") == 0 ||
               (rt->have_tool && rt->tool.task_features != NULL);
     filling = 0;
     model_nfeat = -1;
-    rt->L_pred = -1;
+    rt->L_pred = rt->L_unc = -1;
     return TIDE_OK;
 }
 
@@ -160,19 +161,26 @@ static long build_features(tide_rt *rt, const sample_buf *b, double **out, int *
     return b->n;
 }
 
-double tide_predict_phase(tide_rt *rt)
+static double model_code(const char *name)
 {
-    double pred = -1;
+    if (strcmp(name, "rank") == 0) return TIDE_PMODEL_RANK;
+    if (strcmp(name, "task") == 0) return TIDE_PMODEL_TASK;
+    return *name ? TIDE_PMODEL_TOOL : TIDE_PMODEL_NONE;
+}
+
+void tide_predict_phase(tide_rt *rt)
+{
+    tide_prediction p;
     int rc;
     if (collect) {
         double *f;
         int nf;
         long n = build_features(rt, &bufs[filling], &f, &nf);
         tide_task_set next = {(int)n, nf, f};
-        rc = tide_model_predict_phase(rt->model, &next, &pred);
+        rc = tide_model_predict_info(rt->model, &next, &p);
         free(f);
     } else {
-        rc = tide_model_predict(rt->model, &pred);
+        rc = tide_model_predict_info(rt->model, NULL, &p);
     }
     if (rc == TIDE_PRED_OK && tide_model_fell_back(rt->model) && !rt->warned_fallback &&
         rt->cfg.verbose) {
@@ -180,7 +188,12 @@ double tide_predict_phase(tide_rt *rt)
                 tide_model_fallback_reason(rt->model));
         rt->warned_fallback = true;
     }
-    return rc == TIDE_PRED_OK ? pred : -1;
+    bool ok = rc == TIDE_PRED_OK;
+    rt->L_pred = ok ? p.load : -1;
+    rt->L_unc = ok ? p.unc : -1;
+    rt->pred_source = ok ? p.source : TIDE_SRC_NONE;
+    rt->pred_model = ok && p.source == TIDE_SRC_MODEL ? model_code(p.model) : TIDE_PMODEL_NONE;
+    rt->task_pred_ready = ok && p.per_task && tide_predict_task_times(rt, NULL, 0);
 }
 
 bool tide_predict_task_times(tide_rt *rt, double *times, long n)

@@ -57,6 +57,7 @@ void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int m
     out->W_self = r[me].W;
     out->L_self = r[me].L;
     out->L_pred_self = r[me].L_pred;
+    out->L_unc_self = r[me].L_pred >= 0 ? r[me].L_unc : -1;
     out->tasks_self = (int64_t)r[me].tasks;
     out->offloaded_self = (int64_t)r[me].offloaded;
     out->received_self = (int64_t)r[me].received;
@@ -87,10 +88,37 @@ static void json_error_field(FILE *f, double sum, int n)
     else fprintf(f, "null");
 }
 
+/* Who served the predictions: "rank", "task", a tool's model, or a baseline / the guard. */
+enum { SERVED_RANK, SERVED_TASK, SERVED_TOOL, SERVED_PERSISTENCE, SERVED_MEDIAN, SERVED_GUARD,
+       SERVED_KINDS };
+static const char *const served_names[SERVED_KINDS] = {"rank", "task", "tool", "persistence",
+                                                       "median", "guard"};
+
+/* The served kind of a record, or -1 when it had no prediction. */
+static int served_kind(const tide_rank_record *r)
+{
+    if (r->L_pred < 0) return -1;
+    switch ((int)r->pred_source) {
+    case TIDE_SRC_MODEL:
+        return r->pred_model == TIDE_PMODEL_RANK   ? SERVED_RANK
+               : r->pred_model == TIDE_PMODEL_TASK ? SERVED_TASK
+                                                   : SERVED_TOOL;
+    case TIDE_SRC_PERSISTENCE:
+        return SERVED_PERSISTENCE;
+    case TIDE_SRC_MEDIAN:
+        return SERVED_MEDIAN;
+    case TIDE_SRC_GUARD:
+        return SERVED_GUARD;
+    default:
+        return -1;
+    }
+}
+
 typedef struct summary {
     double W_par, W_avg, time, ideal;
     int64_t tasks, offloaded, bytes;
     prediction_error all;
+    long served[SERVED_KINDS], predicted;
 } summary;
 
 static summary summarize(const tide_phase_log *log, int threads)
@@ -107,7 +135,11 @@ static summary summarize(const tide_phase_log *log, int threads)
         s.offloaded += ps.offloaded;
         s.bytes += ps.bytes_moved;
         const tide_rank_record *r = phase_records(log, p);
-        for (int i = 0; i < log->nranks; i++) add_error(&s.all, &r[i]);
+        for (int i = 0; i < log->nranks; i++) {
+            add_error(&s.all, &r[i]);
+            int k = served_kind(&r[i]);
+            if (k >= 0) s.served[k]++, s.predicted++;
+        }
     }
     return s;
 }
@@ -149,13 +181,16 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
             ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, \"random_fraction\": %g, "
             "\"max_inflight\": %llu, \"pack_max\": %llu, \"round_us\": %d, \"seed\": %llu,\n"
             "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
-            "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"version\": \"%d.%d\"},\n"
+            "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
+            "\"pred_guard\": %g, \"pred_spike\": %g, \"proact_margin\": %g, "
+            "\"version\": \"%d.%d\"},\n"
             "  \"phases\": [",
             tide_offload_name(cfg->offload), n, threads, cfg->random_fraction,
             (unsigned long long)cfg->max_inflight, (unsigned long long)cfg->pack_max,
             cfg->round_us, (unsigned long long)cfg->seed, cfg->pred.kind, cfg->pred.window,
             cfg->pred.train, cfg->pred.retrain_err, tide_solver_name(cfg->pred.solver),
-            TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
+            cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
+            cfg->pred.spike, cfg->proact_margin, TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
     for (int p = 0; p < log->nphases; p++) {
         const tide_rank_record *r = phase_records(log, p);
         tide_phase_stats ps;
@@ -171,8 +206,19 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
         fprintf(f, ", ");
         json_array(f, "L", r, n, offsetof(tide_rank_record, L), false);
         fprintf(f, ", ");
-        if (have_pred) json_array(f, "L_pred", r, n, offsetof(tide_rank_record, L_pred), false);
-        else fprintf(f, "\"L_pred\": null");
+        if (have_pred) {
+            json_array(f, "L_pred", r, n, offsetof(tide_rank_record, L_pred), false);
+            fprintf(f, ", ");
+            json_array(f, "L_unc", r, n, offsetof(tide_rank_record, L_unc), false);
+            fprintf(f, ", \"pred_source\": [");
+            for (int i = 0; i < n; i++) {
+                int k = served_kind(&r[i]);
+                fprintf(f, "%s\"%s\"", i ? ", " : "", k >= 0 ? served_names[k] : "none");
+            }
+            fprintf(f, "]");
+        } else {
+            fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"pred_source\": null");
+        }
         fprintf(f, ",\n     ");
         json_array(f, "tasks", r, n, offsetof(tide_rank_record, tasks), true);
         fprintf(f, ", ");
@@ -205,7 +251,10 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
         }
         fprintf(f, "]");
     }
-    fprintf(f, "}\n}\n");
+    fprintf(f, ",\n    \"pred_sources\": {");
+    for (int k = 0; k < SERVED_KINDS; k++)
+        fprintf(f, "%s\"%s\": %ld", k ? ", " : "", served_names[k], s.served[k]);
+    fprintf(f, "}}\n}\n");
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return tide_fail(TIDE_ERR_INVALID, "TIDE_STATS: error writing '%s'", path);
@@ -222,4 +271,14 @@ void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
             log->nranks, threads, cfg->lb, log->nphases, s.time, s.ideal,
             s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, (long long)s.offloaded, (long long)s.tasks,
             (double)s.bytes / (1 << 20));
+    if (s.predicted == 0) return;
+    fprintf(out, "tide: predictions (model %s): MAPE %.3f, served by", cfg->pred.kind,
+            s.all.n_ape ? s.all.ape / s.all.n_ape : 0.0);
+    for (int k = 0, first = 1; k < SERVED_KINDS; k++) {
+        if (!s.served[k]) continue;
+        fprintf(out, "%s %s %.0f%%", first ? "" : ",", served_names[k],
+                100.0 * s.served[k] / s.predicted);
+        first = 0;
+    }
+    fprintf(out, "\n");
 }
