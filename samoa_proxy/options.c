@@ -13,7 +13,8 @@
 const char samoa_usage[] =
     "usage: samoa_proxy [--depth D | --cells N] [--sections-per-rank S] [--steps T]\n"
     "                   [--kernel compute|sleep] [--cost-us DRY,WET,COAST] [--cost-scale F]\n"
-    "                   [--coast-work K] [--cfl C] [--vtk DIR] [--vtk-every K] [--verify]\n"
+    "                   [--coast-work K] [--cfl C] [--jitter P:F] [--disturb P:F]\n"
+    "                   [--noise-seed S] [--vtk DIR] [--vtk-every K] [--verify]\n"
     "                   [--calibrate] [--help]\n"
     "Thacker's oscillating lake on a Sierpinski-ordered triangle grid; every rank's cells are cut\n"
     "into S sections, one Tide task each per time step. See docs/samoa_proxy.md.\n"
@@ -28,6 +29,13 @@ const char samoa_usage[] =
     "  --cost-scale F       multiplies calibrated costs, > 0 (default 1)\n"
     "  --coast-work K       extra flux evaluations of a coastline cell, 0..1000 (default 4)\n"
     "  --cfl C              time step fraction of the stability limit, (0, 0.5] (default 0.45)\n"
+    "  --jitter P:F         each section task, with probability P, takes F times longer:\n"
+    "                       sleeps F times its cost (sleep) or repeats its update round(F)\n"
+    "                       times (compute); the results do not change (default off)\n"
+    "  --disturb P:F        each rank, in each step, with probability P has all its section\n"
+    "                       tasks take F times longer (default off); P in [0, 1], F in [1, 1000]\n"
+    "  --noise-seed S       seed of --jitter and --disturb (default 1): the same seed slows the\n"
+    "                       same tasks in every run, wherever they run\n"
     "  --vtk DIR            write legacy-VTK files lake_NNNN.vtk into DIR (must exist)\n"
     "  --vtk-every K        also every K steps, >= 0 (default 0: the last step only)\n"
     "  --verify             exit 1 unless mass is conserved to 1e-12 and depths stay >= 0\n"
@@ -74,6 +82,7 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
 {
     *o = (samoa_options){
         .depth = 10, .sections = 8, .steps = 100, .cost_scale = 1.0, .coast_work = 4, .cfl = 0.45};
+    o->noise = noise_spec_default();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long v;
@@ -97,7 +106,8 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
         if (!strcmp(a, "--depth") || !strcmp(a, "--cells") || !strcmp(a, "--sections-per-rank") ||
             !strcmp(a, "--steps") || !strcmp(a, "--kernel") || !strcmp(a, "--cost-us") ||
             !strcmp(a, "--cost-scale") || !strcmp(a, "--coast-work") || !strcmp(a, "--cfl") ||
-            !strcmp(a, "--vtk") || !strcmp(a, "--vtk-every")) {
+            !strcmp(a, "--vtk") || !strcmp(a, "--vtk-every") || !strcmp(a, "--jitter") ||
+            !strcmp(a, "--disturb") || !strcmp(a, "--noise-seed")) {
             if (!val) {
                 snprintf(err, errlen, "samoa_proxy: %s needs a value (see --help)", a);
                 return 2;
@@ -144,6 +154,14 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
         } else if (!strcmp(a, "--cfl")) {
             if (parse_double(val, &o->cfl) || !(o->cfl > 0 && o->cfl <= 0.5))
                 return fail(err, errlen, a, val, "a number in (0, 0.5]");
+        } else if (!strcmp(a, "--jitter") || !strcmp(a, "--disturb")) {
+            noise_event *e = !strcmp(a, "--jitter") ? &o->noise.jitter : &o->noise.disturb;
+            if (noise_event_parse(val, e))
+                return fail(err, errlen, a, val, "P:F with P in [0, 1] and F in [1, 1000]");
+        } else if (!strcmp(a, "--noise-seed")) {
+            if (parse_long(val, 0, 2147483647L, &v))
+                return fail(err, errlen, a, val, "an integer in [0, 2^31)");
+            o->noise.seed = (uint64_t)v;
         } else if (!strcmp(a, "--vtk")) {
             if (!*val) return fail(err, errlen, a, val, "a directory");
             o->vtk_dir = val;

@@ -2,6 +2,8 @@
 #ifndef SAMOA_OPTIONS_H
 #define SAMOA_OPTIONS_H
 
+#include "noise.h"
+
 #include <stddef.h>
 
 typedef enum samoa_kernel { SAMOA_KERNEL_COMPUTE, SAMOA_KERNEL_SLEEP } samoa_kernel;
@@ -19,7 +21,8 @@ typedef struct samoa_options {
     double cost_scale; /* multiplies calibrated costs */
     int coast_work;    /* extra flux evaluations per coastline cell */
     double cfl;
-    int calibrate; /* print the calibrated per-class costs and exit */
+    noise_spec noise; /* --jitter, --disturb, --noise-seed */
+    int calibrate;    /* print the calibrated per-class costs and exit */
     int help;
 } samoa_options;
 

@@ -26,6 +26,7 @@ typedef struct task_params {
     int32_t n;
     int kernel;       /* samoa_kernel */
     double cost_s[3]; /* sleep kernel: seconds per dry, wet, coast cell */
+    double noise;     /* --jitter x --disturb factor, decided where the task was created */
 } task_params;
 
 static double now(void)
@@ -51,12 +52,16 @@ static void section_task(void **args)
     samoa_swe_result *res = args[3];
     const task_params *p = args[4];
     double start = now();
-    samoa_swe_update(p->n, geom, state, out, &p->swe, res);
+    /* A slowed task of the compute kernel repeats its update (noise >= 1, so at least once):
+     * the update is a pure function of its inputs, so the result stays bitwise the same. */
+    long reps = p->kernel == SAMOA_KERNEL_COMPUTE ? lround(p->noise) : 1;
+    for (long r = 0; r < reps; r++)
+        samoa_swe_update(p->n, geom, state, out, &p->swe, res);
     if (p->kernel == SAMOA_KERNEL_SLEEP) {
         double cost = 0;
         for (int k = 0; k < SAMOA_NCLASSES; k++)
             cost += (double)res->counts[k] * p->cost_s[k];
-        sleep_until(start + cost);
+        sleep_until(start + cost * p->noise);
     }
 }
 
@@ -200,13 +205,15 @@ typedef struct rank_run {
     samoa_swe_result *res;
 } rank_run;
 
-static int submit_step(rank_run *w, const double *state, const task_params *base)
+static int submit_step(rank_run *w, const double *state, const task_params *base,
+                       const noise_spec *noise, int step, int rank)
 {
     for (int k = 0; k < w->nsec; k++) {
         const samoa_section *s = &w->sec[k];
         samoa_section_gather(s, state, w->in[k]);
         task_params p = *base;
         p.n = s->n;
+        p.noise = noise_factor(noise, step, rank, k);
         int64_t counts[SAMOA_NCLASSES] = {0};
         for (int32_t c = 0; c < s->n; c++)
             counts[samoa_swe_classify(s->geom, w->in[k], c, p.swe.h_dry)]++;
@@ -362,7 +369,7 @@ int main(int argc, char **argv)
     int64_t classes[SAMOA_NCLASSES] = {0};
     for (int step = 0; ok && step < o.steps; step++) {
         base.swe.dt = o.cfl * g.area / (g.perimeter * speed);
-        ok = submit_step(&w, state, &base) == 0;
+        ok = submit_step(&w, state, &base, &o.noise, step, rank) == 0;
         if (tide_taskwait() != TIDE_OK) {
             fprintf(stderr, "samoa_proxy: tide_taskwait: %s\n", tide_last_error_message());
             ok = 0;
@@ -402,6 +409,10 @@ int main(int argc, char **argv)
         printf("cells dry %.1f%% wet %.1f%% coast %.1f%%\n", 100.0 * classes[0] / cells,
                100.0 * classes[1] / cells, 100.0 * classes[2] / cells);
         if (o.kernel == SAMOA_KERNEL_SLEEP) print_costs(base.cost_s);
+        if (o.noise.jitter.p > 0 || o.noise.disturb.p > 0)
+            printf("noise jitter %g:%g disturb %g:%g seed %llu\n", o.noise.jitter.p,
+                   o.noise.jitter.f, o.noise.disturb.p, o.noise.disturb.f,
+                   (unsigned long long)o.noise.seed);
         printf("mass drift %.3e\nL1 error %.6e\nchecksum %016llx\n", drift,
                s1all.err_l1 / s1all.exact_l1, (unsigned long long)hash_all);
         if (o.verify) printf("%s\n", failed ? "VERIFY FAILED" : "verified");

@@ -21,11 +21,13 @@ typedef struct task_params {
     int n;
     int kernel;     /* mxm_kernel */
     double seconds; /* sleep kernel: modelled time of the multiply */
+    double noise;   /* --jitter x --disturb factor, decided where the task was created */
 } task_params;
 
 /* The slowdown of tasks executing in this process. A task offloaded to a slow rank must run
  * slowly there, so the task reads this process's copy at execution time rather than carrying
- * its origin's factor. Set by the application thread before each iteration. */
+ * its origin's factor. Set by the application thread before each iteration. The noise is the
+ * opposite: a property of the task, so it travels with it (task_params.noise). */
 static _Atomic double exec_factor = 1.0;
 
 static void mxm_task(void **args)
@@ -33,7 +35,7 @@ static void mxm_task(void **args)
     const double *a = args[0], *b = args[1];
     double *c = args[2];
     const task_params *p = args[3];
-    double factor = atomic_load_explicit(&exec_factor, memory_order_relaxed);
+    double factor = atomic_load_explicit(&exec_factor, memory_order_relaxed) * p->noise;
     if (p->kernel == MXM_KERNEL_SLEEP) {
         double start = mxm_now();
         mxm_sleep_result(p->n, a, b, c);
@@ -115,15 +117,32 @@ static double cpu_mhz(void)
     return mhz;
 }
 
+/* What --print-noise reports: per iteration, how many of this rank's tasks the noise slowed,
+ * and a fingerprint of which ones (a sum over them, so that the ranks' parts add up). */
+typedef struct noise_log {
+    int *slowed; /* per iteration */
+    uint64_t fingerprint;
+} noise_log;
+
+static void noise_log_task(noise_log *nl, int it, int rank, int j, double factor)
+{
+    if (!nl->slowed || factor == 1.0) return;
+    uint64_t bits;
+    memcpy(&bits, &factor, sizeof bits);
+    nl->slowed[it]++;
+    nl->fingerprint += mix64(mix64(mix64((uint64_t)it) ^ (uint64_t)rank) ^ (uint64_t)j) ^ bits;
+}
+
 static int submit_iteration(const rank_work *w, const mxm_options *o, const double *seconds,
-                            double mhz)
+                            double mhz, int it, int rank, noise_log *nl)
 {
     for (int j = 0; j < w->ntasks; j++) {
         int k = w->size_index[j];
         int n = o->sizes[k];
         size_t bytes = (size_t)n * (size_t)n * sizeof(double);
         double *a = w->mats[j], *b = a + (size_t)n * n, *c = b + (size_t)n * n;
-        task_params p = {n, (int)o->kernel, seconds[k]};
+        task_params p = {n, (int)o->kernel, seconds[k], noise_factor(&o->noise, it, rank, j)};
+        noise_log_task(nl, it, rank, j, p.noise);
         if (o->verify)
             for (size_t e = 0; e < (size_t)n * n; e++)
                 c[e] = NAN; /* a result never written fails */
@@ -189,6 +208,33 @@ static void model_times(const mxm_options *o, double *seconds)
     }
 }
 
+/* --print-noise: rank 0 prints every rank's count of slowed tasks per iteration, then the
+ * total and the fingerprint. Collective. */
+static void print_noise(const noise_log *nl, int iters, int rank, int nranks)
+{
+    int *all = rank == 0 ? malloc(((size_t)iters * (size_t)nranks + 1) * sizeof *all) : NULL;
+    if (rank == 0 && !all) {
+        fprintf(stderr, "mxm: out of memory for --print-noise\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    uint64_t fingerprint = 0;
+    MPI_Gather(nl->slowed, iters, MPI_INT, all, iters, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&nl->fingerprint, &fingerprint, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank != 0) return;
+    long total = 0;
+    for (int it = 0; it < iters; it++) {
+        printf("noise: iteration %d slowed", it);
+        for (int r = 0; r < nranks; r++) {
+            printf("%s%d", r ? "," : " ", all[(size_t)r * iters + it]);
+            total += all[(size_t)r * iters + it];
+        }
+        printf("\n");
+    }
+    printf("noise: %ld tasks slowed, fingerprint %016llx\n", total,
+           (unsigned long long)fingerprint);
+    free(all);
+}
+
 /* Task counts of every rank: --tasks, or the preset. Rank 0 notes a capped preset. */
 static void task_counts(const mxm_options *o, int rank, int nranks, int *counts)
 {
@@ -244,7 +290,9 @@ int main(int argc, char **argv)
 
     int *counts = malloc((size_t)nranks * sizeof *counts);
     rank_work w = {0};
-    int ok = counts != NULL;
+    noise_log nl = {0};
+    if (o.print_noise) nl.slowed = calloc((size_t)o.iters + 1, sizeof *nl.slowed);
+    int ok = counts != NULL && (nl.slowed || !o.print_noise);
     if (ok) task_counts(&o, rank, nranks, counts);
     if (ok) ok = work_create(&w, &o, rank, counts[rank]) == 0;
     if (!ok) fprintf(stderr, "mxm: rank %d: out of memory for its matrices\n", rank);
@@ -253,7 +301,7 @@ int main(int argc, char **argv)
     long bad = 0;
     for (int it = 0; ok && it < o.iters; it++) {
         atomic_store(&exec_factor, it >= o.slow_from ? my_factor : 1.0);
-        ok = submit_iteration(&w, &o, seconds, mhz) == 0;
+        ok = submit_iteration(&w, &o, seconds, mhz, it, rank, &nl) == 0;
         if (tide_taskwait() != TIDE_OK) {
             fprintf(stderr, "mxm: tide_taskwait: %s\n", tide_last_error_message());
             ok = 0;
@@ -271,15 +319,22 @@ int main(int argc, char **argv)
         long total = 0;
         for (int r = 0; r < nranks; r++)
             total += counts[r];
+        char noise[160] = "";
+        if (o.noise.jitter.p > 0 || o.noise.disturb.p > 0)
+            snprintf(noise, sizeof noise, ", noise jitter %g:%g disturb %g:%g seed %llu",
+                     o.noise.jitter.p, o.noise.jitter.f, o.noise.disturb.p, o.noise.disturb.f,
+                     (unsigned long long)o.noise.seed);
         printf("mxm: %d ranks x %d workers, kernel %s, %d iterations of %ld tasks, R_imb(counts) "
-               "%.3f%s\n",
+               "%.3f%s%s\n",
                nranks, tide_num_threads(), o.kernel == MXM_KERNEL_SLEEP ? "sleep" : "compute",
-               o.iters, total, mxm_counts_imbalance(counts, nranks),
+               o.iters, total, mxm_counts_imbalance(counts, nranks), noise,
                !o.verify ? ""
                : bad_all ? ", VERIFY FAILED"
                          : ", verified");
         if (bad_all) fprintf(stderr, "mxm: %ld wrong results\n", bad_all);
     }
+    if (o.print_noise) print_noise(&nl, o.iters, rank, nranks);
+    free(nl.slowed);
     work_free(&w);
     free(counts);
     tide_finalize();

@@ -18,6 +18,12 @@ const char mxm_usage[] =
     "  --task-ms MS         sleep kernel: time of a --size task (default: calibrated on rank 0)\n"
     "  --slow R:F[,...]     tasks executing on rank R take F times longer\n"
     "  --slow-from ITER     the slowdown starts at iteration ITER (default 0)\n"
+    "  --jitter P:F         each task, with probability P, takes F times longer (default off)\n"
+    "  --disturb P:F        each rank, in each iteration, with probability P has all its tasks\n"
+    "                       take F times longer (default off); P in [0, 1], F in [1, 1000]\n"
+    "  --noise-seed S       seed of --jitter and --disturb (default 1): the same seed slows the\n"
+    "                       same tasks in every run, wherever they run\n"
+    "  --print-noise        print how many tasks the noise slowed per rank and iteration\n"
     "  --verify             check every result; exit code 1 when one is wrong\n"
     "  --seed S             seed of the matrices and the size mix (default 1)\n"
     "  --print-preset --ranks P  print the task counts of the preset and exit (no MPI)\n"
@@ -108,6 +114,7 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
     o->base = 16;
     o->kernel = MXM_KERNEL_COMPUTE;
     o->seed = 1;
+    o->noise = noise_spec_default();
     int nmix = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -159,6 +166,14 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
             if (to_long(v, 0, 1000000, &l))
                 return fail(err, len, a, v, "an integer in [0, 1000000]");
             o->slow_from = (int)l;
+        } else if (!strcmp(a, "--jitter") || !strcmp(a, "--disturb")) {
+            noise_event *e = !strcmp(a, "--jitter") ? &o->noise.jitter : &o->noise.disturb;
+            if (noise_event_parse(v, e))
+                return fail(err, len, a, v, "P:F with P in [0, 1] and F in [1, 1000]");
+        } else if (!strcmp(a, "--noise-seed")) {
+            if (to_long(v, 0, 2147483647L, &l))
+                return fail(err, len, a, v, "an integer in [0, 2^31)");
+            o->noise.seed = (uint64_t)l;
         } else if (!strcmp(a, "--seed")) {
             if (to_long(v, 0, 2147483647L, &l))
                 return fail(err, len, a, v, "an integer in [0, 2^31)");
@@ -170,6 +185,8 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
             takes = 0;
             if (!strcmp(a, "--verify"))
                 o->verify = 1;
+            else if (!strcmp(a, "--print-noise"))
+                o->print_noise = 1;
             else if (!strcmp(a, "--print-preset"))
                 o->print_preset = 1;
             else if (!strcmp(a, "--calibrate"))

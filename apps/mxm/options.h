@@ -3,6 +3,7 @@
 #define MXM_OPTIONS_H
 
 #include "kernel.h"
+#include "noise.h"
 
 #include <stddef.h>
 
@@ -28,6 +29,8 @@ typedef struct mxm_options {
     int nslow;
     mxm_slow slow[MXM_MAX_LIST];
     int slow_from;
+    noise_spec noise; /* --jitter, --disturb, --noise-seed */
+    int print_noise;  /* --print-noise: the slowed tasks per rank and iteration */
     int verify;
     unsigned long seed;
     int print_preset; /* --print-preset: needs --ranks */

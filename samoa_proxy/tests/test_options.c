@@ -33,7 +33,8 @@ int main(void)
     samoa_options o;
     char err[256] = "";
     if (parse("", &o, err) != 0 || o.depth != 10 || o.sections != 8 || o.steps != 100 ||
-        o.kernel != SAMOA_KERNEL_COMPUTE || o.vtk_dir || o.verify || o.coast_work != 4) {
+        o.kernel != SAMOA_KERNEL_COMPUTE || o.vtk_dir || o.verify || o.coast_work != 4 ||
+        o.noise.jitter.p != 0 || o.noise.disturb.p != 0 || o.noise.seed != 1) {
         fprintf(stderr, "FAIL defaults: %s\n", err);
         failures++;
     }
@@ -44,6 +45,12 @@ int main(void)
         !o.have_costs || o.cost_us[1] != 2.5 || o.cost_us[2] != 8 || strcmp(o.vtk_dir, "out") ||
         o.vtk_every != 3 || !o.verify || o.coast_work != 0 || o.cfl != 0.3) {
         fprintf(stderr, "FAIL all options: %s\n", err);
+        failures++;
+    }
+    if (parse("--jitter 0.05:10 --disturb 1:2.5 --noise-seed 9", &o, err) != 0 ||
+        o.noise.jitter.p != 0.05 || o.noise.jitter.f != 10 || o.noise.disturb.p != 1 ||
+        o.noise.disturb.f != 2.5 || o.noise.seed != 9) {
+        fprintf(stderr, "FAIL noise options: %s\n", err);
         failures++;
     }
     if (parse("--cells 1000", &o, err) != 0 || o.depth != 9) { /* 2*2^9 = 1024 >= 1000 */
@@ -60,6 +67,12 @@ int main(void)
     expect_error("--cost-us 1,2,-3", "samoa_proxy: --cost-us '1,2,-3' is invalid");
     expect_error("--cost-us 1,2,3,4", "samoa_proxy: --cost-us '1,2,3,4' is invalid");
     expect_error("--cfl 0.6", "samoa_proxy: --cfl '0.6' is invalid: expected a number in (0, 0.5]");
+    expect_error("--jitter 1.5:2", "samoa_proxy: --jitter '1.5:2' is invalid: expected P:F with P "
+                                   "in [0, 1] and F in [1, 1000]");
+    expect_error("--disturb 0.5", "samoa_proxy: --disturb '0.5' is invalid");
+    expect_error("--disturb 0.5:0.9", "samoa_proxy: --disturb '0.5:0.9' is invalid");
+    expect_error("--noise-seed -1", "samoa_proxy: --noise-seed '-1' is invalid");
+    expect_error("--jitter", "samoa_proxy: --jitter needs a value");
     expect_error("--steps", "samoa_proxy: --steps needs a value");
     expect_error("--bogus 1", "samoa_proxy: unknown option '--bogus'");
     expect_error("depth", "samoa_proxy: unexpected argument 'depth'");

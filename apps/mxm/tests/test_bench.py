@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The bench harness on a tiny case: it prints a table, writes table.txt, results.csv, runs.csv
 and the two PNG plots; a mode the runtime rejects is flagged and skipped without failing; a run
-that fails is reported with its command and log, and makes the harness exit 1.
+that fails is reported with its command and log, and makes the harness exit 1; --jitter, --disturb
+and --noise-seed reach mxm and are recorded in the header and the CSVs.
 Usage: test_bench.py <scripts/bench> <mxm binary> <scratch dir>"""
 import csv
 import os
@@ -49,10 +50,34 @@ if not float(got[("Imb.1", "none")]["R_imb"]) > 0.2:
     fail("Imb.1 under none shows no imbalance: %s" % got[("Imb.1", "none")])
 if "Imb.1" not in res.stdout or "bogus_mode" not in res.stdout or "unavailable" not in res.stdout:
     fail("table not printed", res)
+if "no noise" not in res.stdout or rows[0]["jitter_p"] != "0.0" or rows[0]["noise_seed"] != "1":
+    fail("the header or results.csv does not record that there was no noise", res)
 
 res = subprocess.run(common + ["--imb", "0", "--modes", "none", "--reps", "1", "--mxm-args=--no-such-option", "--out", bad_dir, "--no-plot"],
                      capture_output=True, text=True, timeout=60)
 log = os.path.join(bad_dir, "runs", "Imb.0_none_rep1.log")
 if res.returncode == 0 or "FAILED" not in res.stdout or log not in res.stdout or "--no-such-option" not in res.stdout:
     fail("a failed run was not reported with its command and log", res)
+noise_dir = os.path.join(scratch, "noise")
+res = subprocess.run(common + ["--imb", "0", "--modes", "none", "--reps", "1", "--no-plot", "--jitter",
+                               "0.2:3", "--disturb", "0.5:2", "--noise-seed", "5", "--out", noise_dir],
+                     capture_output=True, text=True, timeout=60)
+setting = "noise jitter 0.2:3 disturb 0.5:2 seed 5"
+if res.returncode != 0 or setting not in res.stdout:
+    fail("the noise setting is not in the header", res)
+with open(os.path.join(noise_dir, "table.txt")) as f:
+    if setting not in f.read():
+        fail("the noise setting is not in table.txt")
+for name in ["results.csv", "runs.csv"]:
+    row = next(csv.DictReader(open(os.path.join(noise_dir, name))))
+    got = [row[k] for k in ["jitter_p", "jitter_f", "disturb_p", "disturb_f", "noise_seed"]]
+    if got != ["0.2", "3.0", "0.5", "2.0", "5"]:
+        fail("%s records the noise as %s" % (name, got))
+with open(os.path.join(noise_dir, "runs", "Imb.0_none_rep1.log")) as f:
+    if setting not in f.read():  # mxm's own summary line: the options reached it
+        fail("mxm did not get the noise options")
+res = subprocess.run(common + ["--jitter", "0.5:0.5", "--out", bad_dir], capture_output=True,
+                     text=True, timeout=60)
+if res.returncode != 2 or "--jitter: expected P:F" not in res.stderr:
+    fail("a bad --jitter was not refused", res)
 print("bench harness ok")
