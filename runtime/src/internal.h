@@ -391,8 +391,8 @@ struct tide_rt {
 int tide_predict_init(tide_rt *rt, char *err, size_t len);
 void tide_predict_finalize(tide_rt *rt);
 /* Predicts the phase about to run: sets rt->L_pred (-1 when there is none yet), L_unc,
- * pred_source, pred_model and task_pred_ready (per-task predictions exist and the model that
- * serves predicts per task). */
+ * pred_source, pred_model and task_pred_ready (a fitted task model gives per-task weights,
+ * whichever source serves the total). */
 void tide_predict_phase(tide_rt *rt);
 /* Feeds the finished phase's measured own load to the model (may retrain). */
 void tide_predict_observe(tide_rt *rt, double load);

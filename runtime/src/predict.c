@@ -193,7 +193,7 @@ void tide_predict_phase(tide_rt *rt)
     rt->L_unc = ok ? p.unc : -1;
     rt->pred_source = ok ? p.source : TIDE_SRC_NONE;
     rt->pred_model = ok && p.source == TIDE_SRC_MODEL ? model_code(p.model) : TIDE_PMODEL_NONE;
-    rt->task_pred_ready = ok && p.per_task && tide_predict_task_times(rt, NULL, 0);
+    rt->task_pred_ready = ok && tide_predict_task_times(rt, NULL, 0);
 }
 
 bool tide_predict_task_times(tide_rt *rt, double *times, long n)
@@ -205,13 +205,18 @@ bool tide_predict_task_times(tide_rt *rt, double *times, long n)
     long rows = build_features(rt, b, &f, &nf);
     double *all = rows ? malloc((size_t)rows * sizeof *all) : NULL;
     tide_task_set set = {(int)rows, nf, f};
-    bool ok = all && tide_model_predict_tasks(rt->model, &set, all, NULL) == TIDE_PRED_OK;
+    double sum = 0;
+    bool ok = all && tide_model_predict_tasks(rt->model, &set, all, &sum) == TIDE_PRED_OK;
     if (ok && times) {
+        /* The task model says which tasks are heavy; the served prediction (perhaps a baseline
+         * that predicts the total better) says how much the rank carries: the weights are the
+         * task model's, scaled to sum to L_pred, so the planner's load and weights agree. */
+        double scale = sum > 0 && rt->L_pred >= 0 ? rt->L_pred / sum : 1.0;
         /* Queue order: the k-th queued task's sample index gives its row. */
         long k = 0;
         pthread_mutex_lock(&rt->local.lock);
         for (tide_task *t = rt->local.head; t && k < n; t = t->next, k++)
-            times[k] = t->sample >= 0 && t->sample < rows ? all[t->sample] : 0;
+            times[k] = t->sample >= 0 && t->sample < rows ? scale * all[t->sample] : 0;
         pthread_mutex_unlock(&rt->local.lock);
         ok = k == n;
     }
