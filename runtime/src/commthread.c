@@ -391,8 +391,8 @@ static bool poll_incoming(comm_state *cs)
             tide_control msg;
             memcpy(&msg, buf + sizeof(tide_wire_header), sizeof msg);
             free(buf);
-            if (msg.op >= TIDE_CTRL_ENGINE) tide_replica_control(rt, h.src, &msg);
-            else if (rt->lb->control) rt->lb->control(rt, h.src, &msg);
+            if (msg.op >= TIDE_LB_OP_ENGINE) tide_replica_control(rt, h.src, &msg);
+            else tide_lb_control(rt, h.src, &msg);
         }
         did = true;
     }
@@ -462,11 +462,11 @@ static void run_begin(comm_state *cs, const tide_rank_status *all)
 {
     tide_rt *rt = cs->rt;
     cs->state = PH_RUN;
-    if (rt->lb->phase_begin) rt->lb->phase_begin(rt, all);
+    tide_lb_phase_begin(rt, all);
     atomic_store_explicit(&rt->plan_ready, cs->nphases + 1, memory_order_release);
     /* Only workers held back for the plan need waking (tasks arriving wake them themselves);
      * a needless broadcast costs more than an empty phase's whole protocol. */
-    if (rt->lb->phase_sync && atomic_load(&rt->local.count) > 0) tide_workers_wake(rt);
+    if (tide_lb_phase_sync(rt) && atomic_load(&rt->local.count) > 0) tide_workers_wake(rt);
     cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
 }
 
@@ -506,8 +506,7 @@ static bool phase_step(comm_state *cs)
     tide_rt *rt = cs->rt;
     /* Not while records are gathered: every rank's work is done, and a steal request sent then
      * could still be in flight when its target leaves tide_finalize. */
-    if (rt->running && cs->state != PH_START_SYNC && cs->state != PH_GATHER && rt->lb->progress)
-        rt->lb->progress(rt);
+    if (rt->running && cs->state != PH_START_SYNC && cs->state != PH_GATHER) tide_lb_progress(rt);
     switch (cs->state) {
     case PH_IDLE:
         if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
@@ -518,7 +517,7 @@ static bool phase_step(comm_state *cs)
         tide_predict_phase(rt);
         rt->cphase = cs->nphases;
         rt->running = true;
-        if (rt->lb->phase_sync) {
+        if (tide_lb_phase_sync(rt)) {
             allgather_status(cs);
             cs->state = PH_START_SYNC;
         } else {
@@ -531,7 +530,7 @@ static bool phase_step(comm_state *cs)
         return true;
     case PH_RUN: {
         bool mine_done = own_open(rt) == 0;
-        if (!rt->lb->rounds) {
+        if (!tide_lb_rounds(rt)) {
             if (!mine_done) return false;
             MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
             cs->state = PH_BARRIER;
@@ -550,7 +549,7 @@ static bool phase_step(comm_state *cs)
             gather_records(cs);
             return true;
         }
-        if (rt->lb->round) rt->lb->round(rt, cs->all_status);
+        tide_lb_round(rt, cs->all_status);
         cs->state = PH_RUN;
         cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
         return true;

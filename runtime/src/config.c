@@ -85,11 +85,43 @@ static int parse_choice(const char *name, const char *value, const char *const *
 
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
-static const char *const ws_amount_names[] = {"one", "half", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
     return offload_names[k];
+}
+
+/* The task strategies' own knobs (tide_lb.h), declared in each strategy's file. */
+static int strategy_knob(const char *name)
+{
+    size_t n;
+    const tide_lb_knob *const *k = tide_lb_all_knobs(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(k[i]->name, name) == 0) return (int)i;
+    return -1;
+}
+
+static int parse_strategy_knob(const tide_lb_knob *k, const char *v, double *out, char *err,
+                               size_t len)
+{
+    if (k->choices) {
+        int i;
+        int rc = parse_choice(k->name, v, k->choices, &i, err, len);
+        if (rc == TIDE_OK) *out = i;
+        return rc;
+    }
+    if (!k->integer) return parse_double(k->name, v, k->min, k->max, out, err, len);
+    long l;
+    int rc = parse_long(k->name, v, (long)k->min, (long)k->max, &l, err, len);
+    if (rc == TIDE_OK) *out = (double)l;
+    return rc;
+}
+
+const char *tide_config_lb_knob_name(int i)
+{
+    size_t n;
+    const tide_lb_knob *const *k = tide_lb_all_knobs(&n);
+    return i >= 0 && (size_t)i < n ? k[i]->name : NULL;
 }
 
 static int set_knob(tide_config *c, const char *name, const char *v, char *err, size_t len)
@@ -100,9 +132,9 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
         rc = parse_long(name, v, 1, 4096, &l, err, len);
         if (rc == TIDE_OK) c->threads = (int)l;
     } else if (strcmp(name, "TIDE_LB") == 0) {
-        if (!tide_strategy_find(v)) {
+        if (!tide_lb_ops_find(v)) {
             char allowed[160];
-            snprintf(allowed, sizeof allowed, "one of %s", tide_strategy_names());
+            snprintf(allowed, sizeof allowed, "one of %s", tide_lb_names());
             return bad(err, len, name, v, allowed);
         }
         snprintf(c->lb, sizeof c->lb, "%s", v);
@@ -110,8 +142,6 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
     } else if (strcmp(name, "TIDE_OFFLOAD") == 0) {
         rc = parse_choice(name, v, offload_names, &i, err, len);
         if (rc == TIDE_OK) c->offload = (tide_offload_kind)i;
-    } else if (strcmp(name, "TIDE_RANDOM_FRACTION") == 0) {
-        rc = parse_double(name, v, 0.0, 1.0, &c->random_fraction, err, len);
     } else if (strcmp(name, "TIDE_MAX_INFLIGHT") == 0) {
         rc = parse_bytes(name, v, &c->max_inflight, err, len);
     } else if (strcmp(name, "TIDE_PACK_MAX") == 0) {
@@ -149,21 +179,6 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
     } else if (strcmp(name, "TIDE_ROUND_US") == 0) {
         rc = parse_long(name, v, 10, 1000000, &l, err, len);
         if (rc == TIDE_OK) c->round_us = (int)l;
-    } else if (strcmp(name, "TIDE_REACT_THRESHOLD") == 0) {
-        rc = parse_double(name, v, 0.0, 1.0, &c->react_threshold, err, len);
-    } else if (strcmp(name, "TIDE_REACT_MAX_TASKS") == 0) {
-        rc = parse_long(name, v, 1, 1000000, &l, err, len);
-        if (rc == TIDE_OK) c->react_max_tasks = (int)l;
-    } else if (strcmp(name, "TIDE_PROACT_MARGIN") == 0) {
-        rc = parse_double(name, v, 0.0, 100.0, &c->proact_margin, err, len);
-    } else if (strcmp(name, "TIDE_WS_THRESHOLD") == 0) {
-        rc = parse_long(name, v, 0, 1000000, &l, err, len);
-        if (rc == TIDE_OK) c->ws_threshold = (int)l;
-    } else if (strcmp(name, "TIDE_WS_AMOUNT") == 0) {
-        rc = parse_choice(name, v, ws_amount_names, &c->ws_half, err, len);
-    } else if (strcmp(name, "TIDE_WS_BACKOFF_MAX_US") == 0) {
-        rc = parse_long(name, v, 50, 10000000, &l, err, len);
-        if (rc == TIDE_OK) c->ws_backoff_max_us = (int)l;
     } else if (strncmp(name, "TIDE_PRED_", 10) == 0) {
         rc = tide_model_params_set(&c->pred, name, v, err, len) == TIDE_PRED_OK ? TIDE_OK
                                                                                  : TIDE_ERR_CONFIG;
@@ -173,9 +188,9 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
         snprintf(c->tool_path, sizeof c->tool_path, "%s", v);
         rc = TIDE_OK;
     } else if (strcmp(name, "TIDE_GLOBAL_LB") == 0) {
-        if (!tide_lb_find(v)) {
+        if (!tide_global_find(v)) {
             size_t n;
-            const tide_lb_strategy *all = tide_lb_strategies(&n);
+            const tide_global_strategy *all = tide_global_strategies(&n);
             char allowed[192] = "one of";
             for (size_t k = 0; k < n; k++) {
                 strncat(allowed, k ? ", " : " ", sizeof allowed - strlen(allowed) - 1);
@@ -212,6 +227,8 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
             return bad(err, len, name, v, "a path shorter than 1024 bytes");
         snprintf(c->objects_stats_path, sizeof c->objects_stats_path, "%s", v);
         rc = TIDE_OK;
+    } else if ((i = strategy_knob(name)) >= 0) {
+        rc = parse_strategy_knob(tide_lb_all_knobs(&(size_t){0})[i], v, &c->lb_knob[i], err, len);
     } else {
         snprintf(err, len,
                  "%s is not a Tide variable (see docs/config.md; a misspelt knob would "
@@ -228,7 +245,6 @@ void tide_config_defaults(tide_config *c)
     c->threads = 0;
     snprintf(c->lb, sizeof c->lb, "none");
     c->offload = TIDE_OFFLOAD_PACKED;
-    c->random_fraction = 0.5;
     c->max_inflight = 64ull << 20;
     c->pack_max = 1ull << 20;
     c->poll_spin = 200;
@@ -239,16 +255,14 @@ void tide_config_defaults(tide_config *c)
     c->seed = 1;
     c->check_exe = 1;
     c->round_us = 500;
-    c->proact_margin = 1.0;
-    c->react_threshold = 0.05;
-    c->react_max_tasks = 4;
-    c->ws_threshold = 1;
-    c->ws_half = 1;
-    c->ws_backoff_max_us = 2000;
+    size_t nk;
+    const tide_lb_knob *const *knobs = tide_lb_all_knobs(&nk);
+    for (size_t k = 0; k < nk && k < TIDE_LB_KNOBS_MAX; k++)
+        c->lb_knob[k] = knobs[k]->def;
     tide_model_params_defaults(&c->pred);
     snprintf(c->global_lb, sizeof c->global_lb, "none");
     c->lb_period = 10;
-    tide_lb_params_default(&c->global);
+    tide_global_params_default(&c->global);
 }
 
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len)

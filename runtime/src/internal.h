@@ -3,6 +3,7 @@
 #define TIDE_INTERNAL_H
 
 #include "tide.h"
+#include "tide_lb.h"
 #include "tide_global.h"
 #include "tide_predictor.h"
 
@@ -32,11 +33,12 @@ typedef enum { TIDE_OFFLOAD_RR = 0, TIDE_OFFLOAD_PACKED = 1 } tide_offload_kind;
 /* TIDE_COMM_CPU=last: the highest CPU of the rank's own affinity mask. */
 #define TIDE_COMM_CPU_LAST (-2)
 
+#define TIDE_LB_KNOBS_MAX 32
+
 typedef struct tide_config {
     int threads;            /* TIDE_THREADS; 0 = take OpenMP's default */
     char lb[32];            /* TIDE_LB: a registered strategy name */
     tide_offload_kind offload;
-    double random_fraction; /* TIDE_RANDOM_FRACTION */
     uint64_t max_inflight;  /* TIDE_MAX_INFLIGHT bytes */
     uint64_t pack_max;      /* TIDE_PACK_MAX: bytes of one package (packed offload) */
     int poll_spin;          /* TIDE_POLL_SPIN: empty polls before sleeping */
@@ -48,17 +50,13 @@ typedef struct tide_config {
     uint64_t seed;          /* TIDE_SEED */
     int check_exe;          /* TIDE_CHECK_EXE */
     int round_us;           /* TIDE_ROUND_US: interval of status rounds */
-    double proact_margin;   /* TIDE_PROACT_MARGIN: planner margin = this x prediction uncertainty */
-    double react_threshold; /* TIDE_REACT_THRESHOLD: relative imbalance that triggers moves */
-    int react_max_tasks;    /* TIDE_REACT_MAX_TASKS: tasks one decision may move */
-    int ws_threshold;       /* TIDE_WS_THRESHOLD: tasks a victim keeps */
-    int ws_half;            /* TIDE_WS_AMOUNT: 0 = one task, 1 = half of the surplus */
-    int ws_backoff_max_us;  /* TIDE_WS_BACKOFF_MAX_US */
+    /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
+    double lb_knob[TIDE_LB_KNOBS_MAX];
     tide_model_params pred; /* TIDE_PRED_*: the load model */
     char tool_path[1024];   /* TIDE_TOOL */
-    char global_lb[32];     /* TIDE_GLOBAL_LB: objects' global strategy (tide_lb_find name) */
+    char global_lb[32];     /* TIDE_GLOBAL_LB: objects' global strategy (tide_global_find name) */
     int lb_period;          /* TIDE_LB_PERIOD: iterations between reschedulings */
-    tide_lb_params global;  /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
+    tide_global_params global;  /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
     char objects_stats_path[1024]; /* TIDE_OBJECTS_STATS; "" = none */
 } tide_config;
 
@@ -70,6 +68,8 @@ int tide_config_apply(tide_config *cfg, const char *name, const char *value, cha
 int tide_config_load(tide_config *cfg, char *err, size_t len);
 void tide_config_forget_api_values(void);
 const char *tide_offload_name(tide_offload_kind k);
+/* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
+const char *tide_config_lb_knob_name(int i);
 
 /* ---- tasks and queues (task.c, queue.c) ------------------------------------------------------- */
 
@@ -151,13 +151,6 @@ uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);
 #define TIDE_WIRE_VERSION 1
 enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2, TIDE_MSG_CONTROL = 3 };
 
-/* The payload of a control message (strategies' own protocol: steal requests, cancels). */
-typedef struct tide_control {
-    uint32_t op;    /* strategy-defined */
-    uint32_t phase; /* the sender's phase */
-    int64_t value;
-    uint64_t seq;
-} tide_control;
 
 typedef struct tide_wire_header {
     uint32_t magic;
@@ -194,41 +187,28 @@ int tide_wire_result_id(const unsigned char *buf, const tide_wire_header *h, int
 /* Fills the result header and execution time of a remote task after it ran. */
 void tide_wire_finish_result(tide_task *t, uint32_t phase, int me);
 
-/* ---- strategies (strategy.c and lb_*.c) -------------------------------------------------------- */
+/* ---- the task strategy's host (lb_host.c) --------------------------------------------------- */
 
 typedef struct tide_rt tide_rt;
 
-/* What every rank tells the others at phase start and at each round. Doubles only, so one
- * MPI_DOUBLE allgather carries it. */
-typedef struct tide_rank_status {
-    double ntasks;      /* own tasks of the phase */
-    double L_pred;      /* predicted load of the phase (-1: no model yet) */
-    double queued;      /* own tasks not started (movable) */
-    double queued_in;   /* received tasks not started */
-    double outstanding; /* own tasks not completed (0 everywhere = the phase is over) */
-    double task_pred;   /* 1: per-task predictions of this phase's tasks exist (task model) */
-    double L_unc;       /* uncertainty of L_pred (load units): the planner's margin */
-} tide_rank_status;
+/* The strategy chosen by TIDE_LB (strategies/task, tide_lb.h), its state and knob values, and
+ * the actions that give it the engine's services. Comm thread only after init. */
+typedef struct tide_lb_host {
+    const tide_lb_ops *ops;
+    void *state;
+    double knob[TIDE_LB_KNOBS_MAX]; /* the strategy's own knobs, in its order */
+    tide_lb_actions actions;
+} tide_lb_host;
 
-#define TIDE_STATUS_DOUBLES (sizeof(tide_rank_status) / sizeof(double))
-
-/* A balancing strategy. Every callback runs on the comm thread. */
-typedef struct tide_strategy {
-    const char *name;
-    /* Every rank must have entered the phase before anything moves: a status allgather at phase
-     * start gives phase_begin all ranks' task counts and predictions. */
-    bool phase_sync;
-    /* Status allgathers every TIDE_ROUND_US during the phase; round() sees each. The phase
-     * ends at the first round in which no rank has an outstanding task. */
-    bool rounds;
-    void (*phase_begin)(tide_rt *rt, const tide_rank_status *all); /* all: NULL unless phase_sync */
-    void (*round)(tide_rt *rt, const tide_rank_status *all);
-    /* Every comm-thread loop turn while the phase runs. May be NULL. */
-    void (*progress)(tide_rt *rt);
-    /* A control message from rank src; may arrive in any phase (stale ones included), or
-     * after the last one (rt->running false). May be NULL. */
-    void (*control)(tide_rt *rt, int src, const tide_control *msg);
-} tide_strategy;
+int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
+void tide_lb_host_free(tide_rt *rt);
+bool tide_lb_phase_sync(const tide_rt *rt);
+bool tide_lb_rounds(const tide_rt *rt);
+/* The strategy's callbacks, each with a view made from the runtime (all: NULL when absent). */
+void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all);
+void tide_lb_round(tide_rt *rt, const tide_rank_status *all);
+void tide_lb_progress(tide_rt *rt);
+void tide_lb_control(tide_rt *rt, int src, const tide_control *msg);
 
 /* Engine service for phase_begin (every rank calls it at the same point): blocking allgather
  * of n doubles per rank, counts[i] from rank i, into out (displacements are the prefix sums). */
@@ -239,10 +219,6 @@ int tide_offload_selected(tide_rt *rt, const int32_t *dest, long n);
 
 /* Engine service: sends a control message to dest. */
 void tide_send_control(tide_rt *rt, int dest, const tide_control *msg);
-
-const tide_strategy *tide_strategy_find(const char *name);
-/* Comma-separated names, for error messages and docs. */
-const char *tide_strategy_names(void);
 
 /* Engine service for strategies: moves up to n not-yet-started local tasks to rank dest.
  * Returns how many were taken. */
@@ -255,8 +231,8 @@ int tide_replicate_tasks(tide_rt *rt, int dest, int n);
 /* Comm thread: a result for a task that was not offloaded; true when it answered a replica. */
 bool tide_replica_result(tide_rt *rt, const unsigned char *buf, const tide_wire_header *h,
                          uint64_t seq);
-/* Engine control operations (strategies use values below TIDE_CTRL_ENGINE). */
-enum { TIDE_CTRL_ENGINE = 1000, TIDE_CTRL_CANCEL = 1000, TIDE_CTRL_CANCEL_ACK = 1001 };
+/* Engine control operations (strategies use values below TIDE_LB_OP_ENGINE). */
+enum { TIDE_CTRL_CANCEL = TIDE_LB_OP_ENGINE, TIDE_CTRL_CANCEL_ACK };
 void tide_replica_control(tide_rt *rt, int src, const tide_control *msg);
 /* Worker: an own replicated task starts here; its copy elsewhere is to be cancelled. */
 void tide_replica_local_start(tide_rt *rt, tide_task *t);
@@ -267,11 +243,6 @@ void tide_replica_finalize(tide_rt *rt);
 /* Low-level send for engine parts outside commthread.c; takes ownership of buf. */
 void tide_comm_send(tide_rt *rt, int dest, unsigned char *buf, size_t len);
 
-/* The strategies built on the engine (lb_*.c). */
-extern const tide_strategy tide_strategy_random, tide_strategy_react, tide_strategy_proact, tide_strategy_proact_react,
-    tide_strategy_ws, tide_strategy_rep, tide_strategy_react_rep;
-/* The reactive decision of one round, shared by react and proact_react. */
-void tide_react_round(tide_rt *rt, const tide_rank_status *all);
 
 /* ---- statistics (stats.c) --------------------------------------------------------------------- */
 
@@ -321,7 +292,7 @@ struct tide_rt {
     int rank, size, threads;
     bool mpi_owned; /* tide_init initialized MPI */
     MPI_Comm data_comm, coll_comm;
-    const tide_strategy *lb;
+    tide_lb_host lb;
 
     /* own tasks not yet started; its lock also orders tide_task_submit against the start of
      * tide_taskwait, so a task is counted in the phase that runs it or refused */
@@ -422,6 +393,5 @@ void tide_worker_loop(tide_rt *rt, int slot);
 long tide_task_completed(tide_rt *rt);
 /* Executes one task and accounts for it. */
 void tide_task_execute(tide_rt *rt, tide_task *t, int slot);
-uint64_t tide_rng_next(uint64_t *state);
 
 #endif

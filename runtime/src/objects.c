@@ -179,7 +179,7 @@ static void layer_start(tide_objects_layer *L)
     L->rank = rt->rank;
     L->size = rt->size;
     if (!L->lb) {
-        L->lb = tide_lb_find(rt->cfg.global_lb);
+        L->lb = tide_global_find(rt->cfg.global_lb);
         L->period = rt->cfg.lb_period;
     }
     L->started = true;
@@ -204,7 +204,7 @@ static void reschedule_and_route_step(void *arg)
 {
     layer_step *s = arg;
     tide_objects_layer *L = s->L;
-    if (L->lb->plan != tide_lb_none && L->window >= L->period)
+    if (L->lb->plan != tide_global_none && L->window >= L->period)
         tide_objlb_run(L,
                        tide_rt_global->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)L->iteration);
     int64_t delivered, bytes;
@@ -312,10 +312,10 @@ int tide_objects_set_lb(const char *strategy, int period)
 {
     int rc = check_usable("tide_objects_set_lb");
     if (rc != TIDE_OK) return rc;
-    const tide_lb_strategy *s = strategy ? tide_lb_find(strategy) : NULL;
+    const tide_global_strategy *s = strategy ? tide_global_find(strategy) : NULL;
     if (!s || period < 1) {
         size_t n;
-        const tide_lb_strategy *all = tide_lb_strategies(&n);
+        const tide_global_strategy *all = tide_global_strategies(&n);
         char names[192] = "";
         for (size_t k = 0; k < n; k++) {
             strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);

@@ -11,9 +11,9 @@
  * (object id, new owner) are allgathered afterwards, to keep the replicated directory that routes
  * object messages: no rank ever holds the loads of other ranks' objects.
  *
- * The per-rank rules are the pure steps of offload/global (tide_packdrop_*, tide_distributed_*,
- * tide_gossip_peers) with the same per-rank seeds (tide_lb_rank_seed) as the simulations there
- * (tide_lb_packdrop_sim, tide_lb_distributed_sim). The simulations resolve the order in which
+ * The per-rank rules are the pure steps of strategies/global (tide_packdrop_*, tide_distributed_*,
+ * tide_gossip_peers) with the same per-rank seeds (tide_global_rank_seed) as the simulations there
+ * (tide_global_packdrop_sim, tide_global_distributed_sim). The simulations resolve the order in which
  * messages arrive differently, so a real run's mapping may differ from the simulated one.
  */
 #include "objects_internal.h"
@@ -305,7 +305,7 @@ static void pd_answer(dlb *D, void *ctx, int target, const proposal *p, bool acc
         D->unplaced++; /* every known target refused: the batch stays */
 }
 
-static void run_packdrop(dlb *D, const tide_lb_params *prm, double *t_gather)
+static void run_packdrop(dlb *D, const tide_global_params *prm, double *t_gather)
 {
     double t0 = tide_now();
     double sums[2] = {D->load, (double)D->k}, total[2];
@@ -347,8 +347,8 @@ static void run_packdrop(dlb *D, const tide_lb_params *prm, double *t_gather)
             continue;
         }
         /* A stride coprime with m visits every known target once, in a random-looking order. */
-        C.b[b].start = (int64_t)tide_lb_rand_below(&D->rng, (uint64_t)C.m);
-        C.b[b].stride = 1 + (int64_t)tide_lb_rand_below(&D->rng, (uint64_t)C.m);
+        C.b[b].start = (int64_t)tide_global_rand_below(&D->rng, (uint64_t)C.m);
+        C.b[b].stride = 1 + (int64_t)tide_global_rand_below(&D->rng, (uint64_t)C.m);
         while (gcd64(C.b[b].stride, C.m) != 1)
             C.b[b].stride = C.b[b].stride % C.m + 1;
         C.pending[C.npend++] = b;
@@ -414,7 +414,7 @@ static int cmp_by_load(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static void run_distributed(dlb *D, const tide_lb_params *prm, double *t_gather)
+static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gather)
 {
     double t0 = tide_now();
     double sum, max;
@@ -598,7 +598,7 @@ static double crossing_volume(const tide_objects_layer *L)
 void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
 {
     int np = L->size;
-    dlb D = {.L = L, .np = np, .me = L->rank, .packdrop = L->lb->plan == tide_lb_packdrop};
+    dlb D = {.L = L, .np = np, .me = L->rank, .packdrop = L->lb->plan == tide_global_packdrop};
     D.k = L->nloc;
     D.w = malloc((size_t)(D.k + 1) * sizeof *D.w);
     D.dest = malloc((size_t)(D.k + 1) * sizeof *D.dest);
@@ -616,8 +616,8 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
         D.load += D.w[i];
     }
     double load_before = D.load;
-    D.rng = tide_lb_rank_seed(seed, L->rank);
-    tide_lb_params prm = tide_rt_global->cfg.global;
+    D.rng = tide_global_rank_seed(seed, L->rank);
+    tide_global_params prm = tide_rt_global->cfg.global;
     prm.seed = seed;
 
     double t0 = tide_now(), t_gather = 0;

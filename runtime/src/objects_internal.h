@@ -82,7 +82,7 @@ typedef struct tide_objects_layer {
     int64_t nedges, edges_cap;
     int64_t window; /* iterations since the last rescheduling */
 
-    const tide_lb_strategy *lb;
+    const tide_global_strategy *lb;
     int period;
     int64_t iteration;
 

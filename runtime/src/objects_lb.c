@@ -1,5 +1,5 @@
 /* One global rescheduling: every rank gathers the same loads and communication graph, runs the
- * same pure strategy (offload/global) on the same bytes, and so obtains the same mapping without
+ * same pure strategy (strategies/global) on the same bytes, and so obtains the same mapping without
  * broadcasting it; then each state buffer travels once, from its old owner to its new one. */
 #include "objects_internal.h"
 
@@ -283,7 +283,7 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
     TIDE_OBJ_NEED(bytes && new_owner);
     for (int64_t i = 0; i < L->ndir; i++)
         bytes[i] = (double)L->dir_size[i];
-    tide_lb_input in = {.np = L->size,
+    tide_global_input in = {.np = L->size,
                         .nobj = L->ndir,
                         .load = load,
                         .owner = L->dir_owner,
@@ -292,15 +292,15 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
                         .comm_off = off,
                         .comm_adj = adj,
                         .comm_vol = vol};
-    tide_lb_params params = tide_rt_global->cfg.global;
+    tide_global_params params = tide_rt_global->cfg.global;
     params.seed = seed;
     double t1 = tide_now();
     int rc = L->lb->plan(&in, &params, new_owner);
     double t2 = tide_now();
     if (rc != TIDE_PLAN_OK)
         tide_fatal("objects: strategy %s rejected its input (code %d)", L->lb->name, rc);
-    tide_lb_summary sum;
-    if (tide_lb_summarize(&in, new_owner, &sum) != TIDE_PLAN_OK)
+    tide_global_summary sum;
+    if (tide_global_summarize(&in, new_owner, &sum) != TIDE_PLAN_OK)
         tide_fatal("objects: the mapping of strategy %s is invalid", L->lb->name);
     keep_last(L, load, new_owner);
     migrate(L, new_owner);

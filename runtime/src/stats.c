@@ -178,19 +178,23 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
     fprintf(f, "{\n  \"schema\": \"tide-stats/1\",\n  \"config\": {\"lb\": ");
     json_string(f, cfg->lb);
     fprintf(f,
-            ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, \"random_fraction\": %g, "
+            ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, "
             "\"max_inflight\": %llu, \"pack_max\": %llu, \"round_us\": %d, \"seed\": %llu,\n"
             "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
             "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
-            "\"pred_guard\": %g, \"pred_spike\": %g, \"proact_margin\": %g, "
-            "\"version\": \"%d.%d\"},\n"
-            "  \"phases\": [",
-            tide_offload_name(cfg->offload), n, threads, cfg->random_fraction,
+            "\"pred_guard\": %g, \"pred_spike\": %g, "
+            "\"version\": \"%d.%d\"},\n",
+            tide_offload_name(cfg->offload), n, threads,
             (unsigned long long)cfg->max_inflight, (unsigned long long)cfg->pack_max,
             cfg->round_us, (unsigned long long)cfg->seed, cfg->pred.kind, cfg->pred.window,
             cfg->pred.train, cfg->pred.retrain_err, tide_solver_name(cfg->pred.solver),
             cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
-            cfg->pred.spike, cfg->proact_margin, TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
+            cfg->pred.spike, TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
+    /* The task strategies' knobs by their variable names. */
+    fprintf(f, "  \"lb_knobs\": {");
+    for (int k = 0; tide_config_lb_knob_name(k); k++)
+        fprintf(f, "%s\"%s\": %.9g", k ? ", " : "", tide_config_lb_knob_name(k), cfg->lb_knob[k]);
+    fprintf(f, "},\n  \"phases\": [");
     for (int p = 0; p < log->nphases; p++) {
         const tide_rank_record *r = phase_records(log, p);
         tide_phase_stats ps;

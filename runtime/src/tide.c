@@ -133,19 +133,21 @@ int tide_init(int *argc, char ***argv)
     if (rc == TIDE_OK) rc = agree(rt, tide_fnid_init(), TIDE_ERR_STATE);
     if (rc != TIDE_OK) return init_fail(rt, rc);
 
-    rc = tide_predict_init(rt, err, sizeof err);
+    rc = tide_lb_host_init(rt, err, sizeof err);
+    if (rc == TIDE_OK) rc = tide_predict_init(rt, err, sizeof err);
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);
     if (agree(rt, rc, TIDE_ERR_CONFIG) != TIDE_OK) {
         tide_predict_finalize(rt);
+        tide_lb_host_free(rt);
         return init_fail(rt, TIDE_ERR_CONFIG);
     }
     rt->threads = rt->cfg.threads > 0 ? rt->cfg.threads : omp_get_max_threads();
-    rt->lb = tide_strategy_find(rt->cfg.lb);
     rt->rng = rt->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)rt->rank;
     rt->log.nranks = rt->size;
     rt->slots = aligned_alloc(TIDE_CACHELINE, (size_t)rt->threads * sizeof *rt->slots);
     if (!rt->slots) {
         tide_predict_finalize(rt);
+        tide_lb_host_free(rt);
         return init_fail(rt, tide_fail(TIDE_ERR_NOMEM, "out of memory"));
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &rt->data_comm);
@@ -155,6 +157,7 @@ int tide_init(int *argc, char ***argv)
     if (rc != TIDE_OK) {
         tide_rt_global = NULL;
         tide_predict_finalize(rt);
+        tide_lb_host_free(rt);
         return init_fail(rt, rc);
     }
     tide_config_forget_api_values();
@@ -214,6 +217,7 @@ int tide_finalize(void)
     MPI_Comm_free(&rt->coll_comm);
     tide_fnid_finalize();
     tide_predict_finalize(rt);
+    tide_lb_host_free(rt);
     bool owned = rt->mpi_owned;
     tide_rt_global = NULL;
     rt_free(rt);

@@ -1,0 +1,166 @@
+/* tide_lb.h - the interface of Tide's task strategies (TIDE_LB): a struct of callbacks that sees
+ * a narrow view of its rank and acts through a table of actions. No MPI, no threads, no access
+ * to the runtime: the same strategy runs inside libtide (the actions are the engine's transport),
+ * in a unit test (the actions are fakes that record what was asked) and in a simulator.
+ *
+ * A strategy is one file plus one line in registry.c:
+ *
+ *   typedef struct { double next_try; } my_state;
+ *   static const tide_lb_knob *const my_knobs[] = {&my_threshold, NULL};
+ *   static void my_round(const tide_lb_view *v, const tide_lb_actions *a) {
+ *       if (v->all[v->rank].queued > v->knob[0]) a->offload(a->ctx, (v->rank + 1) % v->size, 1);
+ *   }
+ *   const tide_lb_ops tide_lb_mine = {.name = "mine", .flags = TIDE_LB_ROUNDS,
+ *                                     .state_size = sizeof(my_state), .knobs = my_knobs,
+ *                                     .round = my_round};
+ *
+ * Every callback runs on the rank's communication thread, one at a time. docs/strategies.md walks
+ * through adding one. */
+#ifndef TIDE_LB_H
+#define TIDE_LB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What every rank tells the others at phase start and at each round. Doubles only, so one
+ * MPI_DOUBLE allgather carries it. */
+typedef struct tide_rank_status {
+    double ntasks;      /* own tasks of the phase */
+    double L_pred;      /* predicted load of the phase (-1: no model yet) */
+    double queued;      /* own tasks not started (movable) */
+    double queued_in;   /* received tasks not started */
+    double outstanding; /* own tasks not completed (0 everywhere = the phase is over) */
+    double task_pred;   /* 1: per-task predictions of this phase's tasks exist (task model) */
+    double L_unc;       /* uncertainty of L_pred (load units): the planner's margin */
+} tide_rank_status;
+
+#define TIDE_STATUS_DOUBLES (sizeof(tide_rank_status) / sizeof(double))
+
+/* A control message of a strategy's own protocol (steal requests and answers). The engine
+ * reserves op values from TIDE_LB_OP_ENGINE up. */
+typedef struct tide_control {
+    uint32_t op;    /* strategy-defined */
+    uint32_t phase; /* the sender's phase */
+    int64_t value;
+    uint64_t seq;
+} tide_control;
+
+enum { TIDE_LB_OP_ENGINE = 1000 };
+
+/* A strategy's knob: an environment variable TIDE_<...> with a documented default and range.
+ * Values reach the strategy as doubles (choices as their index). */
+typedef struct tide_lb_knob {
+    const char *name; /* "TIDE_WS_THRESHOLD" */
+    double def, min, max;
+    bool integer;              /* only whole numbers */
+    const char *const *choices; /* NULL, or the names of values 0, 1, ... (NULL-terminated) */
+    const char *help;          /* one line for docs/config.md */
+} tide_lb_knob;
+
+/* What a strategy sees of its rank, made afresh for each callback. */
+typedef struct tide_lb_view {
+    int rank, size;
+    int phase;        /* the phase this rank runs (or last ran) */
+    bool running;     /* the phase runs: its tasks may still move */
+    bool stopping;    /* tide_finalize is in progress: send no new requests */
+    double now;       /* seconds, monotonic (simulated time in a simulator) */
+    long phase_tasks; /* own tasks of the phase */
+    long queued;      /* own tasks not started, now */
+    long queued_in;   /* received tasks not started, now */
+    /* Every rank's status: at phase_begin (strategies with TIDE_LB_PHASE_SYNC) and round; NULL
+     * in progress and control. */
+    const tide_rank_status *all;
+    const double *knob; /* the strategy's knobs, in the order of its `knobs` list */
+    void *state;        /* state_size bytes, zeroed when the run starts, the strategy's own */
+    uint64_t *rng;      /* this rank's random stream (tide_lb_rng) */
+} tide_lb_view;
+
+/* What a strategy can do. ctx is passed back to every action. */
+typedef struct tide_lb_actions {
+    void *ctx;
+    /* Moves up to n not-yet-started own tasks to rank dest (from the back of the queue); returns
+     * how many were taken. */
+    int (*offload)(void *ctx, int dest, int n);
+    /* Moves the own tasks whose queue position k at phase start has dest[k] != rank; returns how
+     * many moved. n is the number of queued tasks the strategy saw (all[rank].queued). */
+    int (*offload_selected)(void *ctx, const int32_t *dest, long n);
+    /* Sends copies of up to n not-yet-started own tasks to dest; the first copy to complete wins.
+     * Returns how many were replicated. */
+    int (*replicate)(void *ctx, int dest, int n);
+    void (*send_control)(void *ctx, int dest, const tide_control *msg);
+    /* phase_begin only, every rank at the same point: gathers n doubles from each rank, counts[i]
+     * from rank i, into out in rank order. */
+    void (*allgatherv)(void *ctx, const double *mine, int n, const int *counts, double *out);
+    /* Predicted times of the n queued own tasks in queue order (the task model's weights, scaled
+     * to the served prediction); false when there are none. */
+    bool (*task_times)(void *ctx, double *times, long n);
+    /* A broken protocol: ends the run with the message (does not return). */
+    void (*fatal)(void *ctx, const char *msg);
+} tide_lb_actions;
+
+enum {
+    /* Every rank enters the phase before anything moves: a status allgather at phase start gives
+     * phase_begin all ranks' status (and the engine holds workers until it returns). */
+    TIDE_LB_PHASE_SYNC = 1u << 0,
+    /* Status allgathers every TIDE_ROUND_US during the phase; round() sees each. */
+    TIDE_LB_ROUNDS = 1u << 1
+};
+
+typedef struct tide_lb_ops {
+    const char *name;
+    unsigned flags;
+    size_t state_size;
+    const tide_lb_knob *const *knobs; /* NULL-terminated, or NULL */
+    const char *help;                 /* one line for docs */
+    void (*phase_begin)(const tide_lb_view *v, const tide_lb_actions *a);
+    void (*round)(const tide_lb_view *v, const tide_lb_actions *a);
+    /* Every comm-thread loop turn while the phase runs. */
+    void (*progress)(const tide_lb_view *v, const tide_lb_actions *a);
+    /* A control message from rank src; may arrive in any phase (stale ones included), or after
+     * the last one (v->running false). */
+    void (*control)(const tide_lb_view *v, const tide_lb_actions *a, int src,
+                    const tide_control *msg);
+} tide_lb_ops;
+
+/* ---- the registry (registry.c) ----------------------------------------------------------- */
+
+/* The registered strategies, count in *n. */
+const tide_lb_ops *const *tide_lb_all(size_t *n);
+const tide_lb_ops *tide_lb_ops_find(const char *name);
+/* Comma-separated names, for error messages and docs. */
+const char *tide_lb_names(void);
+/* Every distinct knob of every registered strategy (shared knobs once), count in *n. */
+const tide_lb_knob *const *tide_lb_all_knobs(size_t *n);
+/* Number of knobs of one strategy. */
+size_t tide_lb_knob_count(const tide_lb_ops *ops);
+
+/* splitmix64: the random stream strategies draw from (deterministic for a seed). */
+static inline uint64_t tide_lb_rng(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Shared between strategies: the reactive decision of one round (react.c), also used by
+ * proact_react and the replication strategies. Knobs: tide_lb_knob_react_threshold and
+ * tide_lb_knob_react_max_tasks, passed as values. Returns the partner and how many tasks this
+ * rank should send it (0: none). */
+typedef struct tide_lb_pair {
+    int partner;
+    int send;
+} tide_lb_pair;
+tide_lb_pair tide_lb_react_pair(const tide_lb_view *v, double threshold, double max_tasks);
+extern const tide_lb_knob tide_lb_knob_react_threshold, tide_lb_knob_react_max_tasks;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TIDE_LB_H */
