@@ -43,7 +43,9 @@ int main(int argc, char **argv)
     EXPECT(tide_taskwait(), TIDE_ERR_STATE);
     EXPECT(tide_finalize(), TIDE_ERR_STATE);
     EXPECT(tide_stats_last_phase(&st), TIDE_ERR_STATE);
-    CHECK(tide_rank() == -1 && tide_size() == -1, "rank/size before init");
+    CHECK(tide_rank() == TIDE_ERR_STATE && tide_size() == TIDE_ERR_STATE &&
+              tide_num_threads() == TIDE_ERR_STATE,
+          "rank/size/threads before init");
 
     /* Configuration through the API: validated at once with the environment's parser. */
     const char *bad[][2] = {{"TIDE_THREADS", "abc"},     {"TIDE_THREADS", "-1"},

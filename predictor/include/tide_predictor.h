@@ -32,10 +32,12 @@ typedef enum tide_pred_status {
     TIDE_PRED_OK = 0,
     TIDE_PRED_NOT_READY = 1,    /* no prediction yet: not trained, or no finite load seen */
     TIDE_PRED_DEGENERATE = 2,   /* (model ops) data cannot support a fit; `why` says how */
+    /* The negative values are tide.h's for the same errors (one scheme across libtide, the
+     * predictor and the planners). */
     TIDE_PRED_ERR_INVALID = -1, /* bad argument (NULL, negative count, changed nfeat, ...) */
-    TIDE_PRED_ERR_CONFIG = -2,  /* bad parameter value; the error text names it */
-    TIDE_PRED_ERR_NOMEM = -3,   /* allocation failed */
-    TIDE_PRED_ERR_TOOL = -4     /* a tool library could not be loaded or is malformed */
+    TIDE_PRED_ERR_CONFIG = -3,  /* bad parameter value; the error text names it */
+    TIDE_PRED_ERR_NOMEM = -4,   /* allocation failed */
+    TIDE_PRED_ERR_TOOL = -8     /* a tool library could not be loaded or is malformed */
 } tide_pred_status;
 
 const char *tide_pred_strerror(int code);

@@ -7,8 +7,11 @@
  *       tide_taskwait();          // runs the tasks; balances load between ranks
  *   tide_finalize();
  *
- * Every function returns TIDE_OK (0) or a negative tide_error; tide_strerror() names it and
- * tide_last_error_message() gives the detail of the most recent failure on this thread.
+ * Every function returns TIDE_OK (0) or a negative tide_error, except the three queries
+ * tide_rank, tide_size and tide_num_threads, which return a count (>= 0) or TIDE_ERR_STATE
+ * before tide_init; tide_strerror() names an error and tide_last_error_message() gives the
+ * detail of the most recent failure on this thread. The predictor (tide_predictor.h) and the
+ * planners (tide_plan.h, tide_global.h) use the same negative values for the same errors.
  */
 #ifndef TIDE_H
 #define TIDE_H
@@ -37,7 +40,8 @@ typedef enum tide_error {
     TIDE_ERR_NOMEM = -4,      /* an allocation failed */
     TIDE_ERR_MPI = -5,        /* MPI failed or offers too low a thread level */
     TIDE_ERR_MISMATCH = -6,   /* ranks run different executables */
-    TIDE_ERR_UNSUPPORTED = -7 /* a function cannot be offloaded (no portable identity) */
+    TIDE_ERR_UNSUPPORTED = -7, /* a function cannot be offloaded (no portable identity) */
+    TIDE_ERR_TOOL = -8         /* a tool library (TIDE_TOOL) could not be loaded */
 } tide_error;
 
 /* How a task uses one argument. IN data is read, OUT data is written, INOUT both. VALUE copies
@@ -79,6 +83,7 @@ TIDE_API int tide_finalize(void);
  * word). */
 TIDE_API int tide_config_set(const char *name, const char *value);
 
+/* This rank, the number of ranks, the worker threads per rank; TIDE_ERR_STATE before tide_init. */
 TIDE_API int tide_rank(void);
 TIDE_API int tide_size(void);
 TIDE_API int tide_num_threads(void);

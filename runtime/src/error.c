@@ -33,6 +33,7 @@ const char *tide_strerror(int code)
     case TIDE_ERR_MPI: return "MPI error";
     case TIDE_ERR_MISMATCH: return "ranks run different executables";
     case TIDE_ERR_UNSUPPORTED: return "operation not supported";
+    case TIDE_ERR_TOOL: return "tool library could not be loaded";
     default: return "unknown error code";
     }
 }

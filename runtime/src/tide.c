@@ -227,17 +227,17 @@ int tide_finalize(void)
 
 int tide_rank(void)
 {
-    return tide_rt_global ? tide_rt_global->rank : -1;
+    return tide_rt_global ? tide_rt_global->rank : TIDE_ERR_STATE;
 }
 
 int tide_size(void)
 {
-    return tide_rt_global ? tide_rt_global->size : -1;
+    return tide_rt_global ? tide_rt_global->size : TIDE_ERR_STATE;
 }
 
 int tide_num_threads(void)
 {
-    return tide_rt_global ? tide_rt_global->threads : -1;
+    return tide_rt_global ? tide_rt_global->threads : TIDE_ERR_STATE;
 }
 
 int tide_stats_last_phase(tide_phase_stats *out)
