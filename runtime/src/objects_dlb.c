@@ -598,7 +598,7 @@ static double crossing_volume(const tide_objects_layer *L)
 void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
 {
     int np = L->size;
-    dlb D = {.L = L, .np = np, .me = L->rank, .packdrop = L->lb->plan == tide_global_packdrop};
+    dlb D = {.L = L, .np = np, .me = L->rank, .packdrop = L->lb->protocol == TIDE_GLOBAL_PROTO_PACKDROP};
     D.k = L->nloc;
     D.w = malloc((size_t)(D.k + 1) * sizeof *D.w);
     D.dest = malloc((size_t)(D.k + 1) * sizeof *D.dest);

@@ -269,7 +269,7 @@ void tide_objlb_finish(tide_objects_layer *L, const tide_objects_lb_record *rec)
 
 void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
 {
-    if (L->lb->distributed) {
+    if (L->lb->protocol != TIDE_GLOBAL_CENTRAL) {
         tide_objdlb_run(L, seed);
         return;
     }

@@ -116,12 +116,19 @@ int tide_global_distributed(const tide_global_input *in, const tide_global_param
  * Registry: the strategies above by name ("none", "greedy", "refine", "random", "greedy_comm",
  * "refine_comm", "smartlb", "packdrop", "distributed").
  * ------------------------------------------------------------------------------------------- */
+/* How a runtime runs a strategy: centrally (every rank computes `plan` on the gathered loads), or
+ * as one of the decentralized message protocols built from the per-rank steps above, of which
+ * `plan` is then the sequential simulation. */
+typedef enum tide_global_protocol {
+    TIDE_GLOBAL_CENTRAL = 0,
+    TIDE_GLOBAL_PROTO_PACKDROP,   /* gossip of underloaded ranks, then the batch handshake */
+    TIDE_GLOBAL_PROTO_DISTRIBUTED /* gossip, then per-object probabilistic transfers */
+} tide_global_protocol;
+
 typedef struct tide_global_strategy {
     const char *name;
     tide_global_fn plan; /* the whole mapping from every object's load (a simulation when distributed) */
-    /* A decentralized strategy: a runtime runs it as a message protocol between the ranks from
-     * its per-rank steps (below), and `plan` is its sequential simulation. */
-    bool distributed;
+    tide_global_protocol protocol;
 } tide_global_strategy;
 
 const tide_global_strategy *tide_global_find(const char *name); /* NULL when unknown */

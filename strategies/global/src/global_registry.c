@@ -7,15 +7,15 @@
 #include <string.h>
 
 static const tide_global_strategy strategies[] = {
-    {"none", tide_global_none, false},
-    {"greedy", tide_global_greedy, false},
-    {"refine", tide_global_refine, false},
-    {"random", tide_global_random, false},
-    {"greedy_comm", tide_global_greedy_comm, false},
-    {"refine_comm", tide_global_refine_comm, false},
-    {"smartlb", tide_global_smartlb, false},
-    {"packdrop", tide_global_packdrop, true},
-    {"distributed", tide_global_distributed, true},
+    {"none", tide_global_none, TIDE_GLOBAL_CENTRAL},
+    {"greedy", tide_global_greedy, TIDE_GLOBAL_CENTRAL},
+    {"refine", tide_global_refine, TIDE_GLOBAL_CENTRAL},
+    {"random", tide_global_random, TIDE_GLOBAL_CENTRAL},
+    {"greedy_comm", tide_global_greedy_comm, TIDE_GLOBAL_CENTRAL},
+    {"refine_comm", tide_global_refine_comm, TIDE_GLOBAL_CENTRAL},
+    {"smartlb", tide_global_smartlb, TIDE_GLOBAL_CENTRAL},
+    {"packdrop", tide_global_packdrop, TIDE_GLOBAL_PROTO_PACKDROP},
+    {"distributed", tide_global_distributed, TIDE_GLOBAL_PROTO_DISTRIBUTED},
 };
 
 const tide_global_strategy *tide_global_strategies(size_t *n)

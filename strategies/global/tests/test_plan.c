@@ -42,8 +42,11 @@ static void registry(void)
         const tide_global_strategy *s = tide_global_find(names[i]);
         CHECK(s != NULL && strcmp(s->name, names[i]) == 0 && s->plan != NULL);
         /* The decentralized ones, which a runtime runs as protocols between ranks. */
-        CHECK(s->distributed == (strcmp(names[i], "packdrop") == 0 ||
-                                 strcmp(names[i], "distributed") == 0));
+        tide_global_protocol want = strcmp(names[i], "packdrop") == 0 ? TIDE_GLOBAL_PROTO_PACKDROP
+                                    : strcmp(names[i], "distributed") == 0
+                                        ? TIDE_GLOBAL_PROTO_DISTRIBUTED
+                                        : TIDE_GLOBAL_CENTRAL;
+        CHECK(s->protocol == want);
     }
     CHECK(tide_global_find("GreedyLB") == NULL);
     CHECK(tide_global_find(NULL) == NULL);
