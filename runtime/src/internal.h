@@ -70,6 +70,24 @@ int tide_config_load(tide_config *cfg, char *err, size_t len);
 void tide_config_forget_api_values(void);
 const char *tide_offload_name(tide_offload_kind k);
 
+/* ---- output files (outfile.c) ---------------------------------------------------------------- */
+
+/* A file a knob names, opened at tide_init by the rank that writes it. Zero-initialized: none. */
+typedef struct tide_outfile {
+    const char *var, *path; /* the knob and its value, for messages */
+    int fd;
+    bool regular; /* a regular file: emptied before each document */
+} tide_outfile;
+
+/* Creates (or opens) path for writing and checks that it takes a write; on failure one line
+ * naming var, path and the reason, and TIDE_ERR_CONFIG. */
+int tide_outfile_open(tide_outfile *o, const char *var, const char *path);
+/* A stream over the emptied file for one document (NULL and a message on failure)... */
+FILE *tide_outfile_begin(tide_outfile *o);
+/* ... checked when it ends: every write, the flush and the close. */
+int tide_outfile_end(tide_outfile *o, FILE *f);
+int tide_outfile_close(tide_outfile *o);
+
 /* ---- tasks and queues (task.c, queue.c) ------------------------------------------------------- */
 
 typedef struct tide_rbuf {
@@ -289,8 +307,9 @@ typedef struct tide_phase_log {
 int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
-int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
-                          const char *path);
+/* Writes the TIDE_STATS document to f (the caller checks the writes: tide_outfile_end). */
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                           FILE *f);
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
                               FILE *out);
 void tide_stats_free(tide_phase_log *log);
@@ -365,6 +384,7 @@ struct tide_rt {
 
     tide_phase_log log;
     tide_phase_stats last;
+    tide_outfile stats_file, objects_stats_file; /* rank 0: TIDE_STATS, TIDE_OBJECTS_STATS */
 
     /* Load prediction (predict.c), comm thread only. */
     struct tide_replicas *replicas; /* replica.c */

@@ -2,7 +2,6 @@
  * tide_stats_last_phase() answers locally and rank 0 writes the JSON document of docs/stats.md. */
 #include "internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -136,12 +135,9 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
-                          const char *path)
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                           FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return tide_fail(TIDE_ERR_INVALID, "TIDE_STATS: cannot write '%s': %s", path,
-                             strerror(errno));
     int n = log->nranks;
     fprintf(f, "{\n  \"schema\": \"tide-stats/1\",\n  \"config\": {\"lb\": ");
     json_string(f, cfg->lb);
@@ -206,10 +202,6 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
         fprintf(f, "]");
     }
     fprintf(f, "}\n}\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return tide_fail(TIDE_ERR_INVALID, "TIDE_STATS: error writing '%s'", path);
-    return TIDE_OK;
 }
 
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
