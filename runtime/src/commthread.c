@@ -565,6 +565,52 @@ static bool phase_step(comm_state *cs)
 
 /* ---- the loop ---------------------------------------------------------------------------------- */
 
+/* The body of a thread that only tries the pinning. */
+static void *try_cpu(void *arg)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(*(int *)arg, &set);
+    *(int *)arg = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    return NULL;
+}
+
+/* "0-3,8" for a CPU set. */
+static void format_cpus(const cpu_set_t *set, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < len; c++) {
+        if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set))) continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set)) last++;
+        int w = last > c ? snprintf(out + n, len - n, "%s%d-%d", n ? "," : "", c, last)
+                         : snprintf(out + n, len - n, "%s%d", n ? "," : "", c);
+        n += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int tide_comm_cpu_check(const tide_rt *rt)
+{
+    int cpu = rt->cfg.comm_cpu;
+    if (cpu < 0) return TIDE_OK; /* not pinned, or `last`: a CPU of the rank's own mask */
+    /* Tried on a thread of its own: the kernel, not the rank's mask, knows which CPUs exist and
+     * which the process may use (its cpuset). */
+    int rc = cpu;
+    pthread_t t;
+    int created = pthread_create(&t, NULL, try_cpu, &rc);
+    if (created) return tide_fail(TIDE_ERR_STATE, "cannot start a thread: %s", strerror(created));
+    pthread_join(t, NULL);
+    if (rc == 0) return TIDE_OK;
+    cpu_set_t mask;
+    char cpus[256] = "?";
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0) format_cpus(&mask, cpus, sizeof cpus);
+    return tide_fail(TIDE_ERR_CONFIG,
+                     "TIDE_COMM_CPU='%d' is invalid: rank %d cannot run on CPU %d (%s); expected "
+                     "-1, 'last' or a CPU it may use (its affinity mask: %s)",
+                     cpu, rt->rank, cpu, strerror(rc), cpus);
+}
+
 static void pin_self(tide_rt *rt)
 {
     int cpu = rt->cfg.comm_cpu;

@@ -413,6 +413,9 @@ void tide_predict_record_time(tide_task *t);
 
 extern tide_rt *tide_rt_global;
 
+/* tide_init: whether the comm thread can be pinned to TIDE_COMM_CPU here (TIDE_ERR_CONFIG and
+ * one line if not). */
+int tide_comm_cpu_check(const tide_rt *rt);
 int tide_comm_start(tide_rt *rt);
 void tide_comm_stop(tide_rt *rt);
 void tide_comm_wake(tide_rt *rt);

@@ -162,6 +162,7 @@ int tide_init(int *argc, char ***argv)
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);
     rc = agree(rt, rc, TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->cfg.check_exe) rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
     if (rc == TIDE_OK) rc = agree(rt, tide_fnid_init(), TIDE_ERR_STATE);
     if (rc != TIDE_OK) return init_fail(rt, rc);
