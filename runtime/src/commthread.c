@@ -420,7 +420,8 @@ static void fill_record(comm_state *cs)
     r->time = tide_now() - rt->phase_start;
     r->tasks = (double)rt->phase_tasks;
     r->offloaded = (double)rt->n_offloaded;
-    r->received = (double)rt->n_received;
+    r->received = (double)(rt->n_received - rt->n_cancelled);
+    r->cancelled = (double)rt->n_cancelled;
     r->bytes_sent = (double)rt->bytes_sent;
 }
 
@@ -508,7 +509,7 @@ static bool phase_step(comm_state *cs)
     case PH_IDLE:
         if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
             return false;
-        rt->n_offloaded = rt->n_received = 0;
+        rt->n_offloaded = rt->n_received = rt->n_cancelled = 0;
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
         rt->L_pred = tide_predict_phase(rt);

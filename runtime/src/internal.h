@@ -295,6 +295,7 @@ void tide_react_round(tide_rt *rt, const tide_rank_status *all);
 typedef struct tide_rank_record {
     double W, L, L_pred, task_max, time;
     double tasks, offloaded, received, bytes_sent;
+    double cancelled; /* replica copies that arrived here and were dropped before they ran */
 } tide_rank_record;
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
@@ -360,7 +361,8 @@ struct tide_rt {
     tide_queue *outgoing; /* size entries: tasks chosen to move to each rank */
     uint64_t inflight_bytes;
     double L_offloaded, offload_task_max;
-    long n_offloaded, n_received;
+    long n_offloaded, n_received; /* n_received: every task that arrived, copies included */
+    long n_cancelled;             /* replica copies dropped here unrun (replica.c) */
     uint64_t bytes_sent;
     double L_pred;            /* prediction for the running phase (-1: none) */
     double task_pred_ready;   /* 1 when per-task predictions of the phase exist */

@@ -139,7 +139,7 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
                            FILE *f)
 {
     int n = log->nranks;
-    fprintf(f, "{\n  \"schema\": \"tide-stats/1\",\n  \"config\": {\"lb\": ");
+    fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n  \"config\": {\"lb\": ");
     json_string(f, cfg->lb);
     fprintf(f,
             ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, \"random_fraction\": %g, "
@@ -175,6 +175,8 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
         json_array(f, "offloaded", r, n, offsetof(tide_rank_record, offloaded), true);
         fprintf(f, ", ");
         json_array(f, "received", r, n, offsetof(tide_rank_record, received), true);
+        fprintf(f, ", ");
+        json_array(f, "cancelled", r, n, offsetof(tide_rank_record, cancelled), true);
         fprintf(f, ", ");
         json_array(f, "bytes_sent", r, n, offsetof(tide_rank_record, bytes_sent), true);
         fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max,
