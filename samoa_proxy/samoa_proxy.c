@@ -307,6 +307,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (bad == 0) bad = samoa_options_check_ranks(&o, nranks, err, sizeof err);
+    if (bad == 0 && o.vtk_dir) { /* rank 0 writes the files: it decides for all */
+        if (rank == 0) bad = samoa_vtk_check_dir(o.vtk_dir, err, sizeof err);
+        MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     if (bad) {
         if (rank == 0) fprintf(stderr, "%s\n", err);
         MPI_Finalize();

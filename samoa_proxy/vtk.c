@@ -1,6 +1,28 @@
+#define _POSIX_C_SOURCE 200809L
 #include "vtk.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int samoa_vtk_check_dir(const char *dir, char *err, size_t errlen)
+{
+    char probe[4096];
+    int n = snprintf(probe, sizeof probe, "%s/.samoa_proxy_probe_XXXXXX", dir);
+    int fd = n > 0 && (size_t)n < sizeof probe ? mkstemp(probe) : -1;
+    int e = fd >= 0 ? 0 : n > 0 && (size_t)n < sizeof probe ? errno : ENAMETOOLONG;
+    if (fd >= 0) {
+        if (write(fd, "#", 1) != 1) e = errno ? errno : EIO;
+        if (close(fd) != 0 && !e) e = errno;
+        unlink(probe);
+    }
+    if (!e) return 0;
+    snprintf(err, errlen, "samoa_proxy: --vtk '%s' is unusable: cannot write a file in it: %s", dir,
+             strerror(e));
+    return 2;
+}
 
 int samoa_vtk_write(const char *path, const samoa_grid *g, double t, const double *h,
                     const double *b, const int *rank, const int *section)
@@ -35,5 +57,6 @@ int samoa_vtk_write(const char *path, const samoa_grid *g, double t, const doubl
     fputs("SCALARS section int 1\nLOOKUP_TABLE default\n", f);
     for (int64_t c = 0; c < n; c++)
         fprintf(f, "%d\n", section[c]);
-    return fclose(f) == 0 ? 0 : -1;
+    int bad = ferror(f); /* a write failed (errno tells why); fclose reports the last flush */
+    return fclose(f) != 0 || bad ? -1 : 0;
 }

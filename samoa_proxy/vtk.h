@@ -5,8 +5,13 @@
 
 #include "grid.h"
 
-/* h and b: per cell; rank and section: per cell owner. 0, or -1 when the file cannot be
- * written. */
+#include <stddef.h>
+
+/* Checks at start-up that files can be created in dir (--vtk). 0, or 2 with one line in err. */
+int samoa_vtk_check_dir(const char *dir, char *err, size_t errlen);
+
+/* h and b: per cell; rank and section: per cell owner. 0, or -1 (errno set) when the file
+ * cannot be written completely. */
 int samoa_vtk_write(const char *path, const samoa_grid *g, double t, const double *h,
                     const double *b, const int *rank, const int *section);
 

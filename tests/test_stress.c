@@ -2,12 +2,17 @@
 /* Exactly-once execution and termination under random offloading: many phases with random task
  * counts (zero on some ranks), random argument sizes and random task durations. Every task
  * increments its own INOUT counter and writes a checksum of its input: a task run twice, run on
- * stale data, or lost shows up as a wrong counter or checksum. Usage: test_stress PHASES SEED */
+ * stale data, or lost shows up as a wrong counter or checksum. Every rank also counts the other
+ * ranks' tasks it executed, which the phase statistics must report as `received` (replica copies
+ * cancelled before they ran not included). Usage: test_stress PHASES SEED */
 #include "test_util.h"
 #include "tide.h"
 
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
+
+static atomic_long foreign_runs; /* other ranks' tasks executed here in this phase */
 
 static void work(void **args)
 {
@@ -16,6 +21,7 @@ static void work(void **args)
     uint64_t *out = args[2];
     int64_t *counter = args[3];
     uint32_t delay_us = *(const uint32_t *)args[4];
+    if (*(const int *)args[5] != tide_rank()) atomic_fetch_add(&foreign_runs, 1);
     uint64_t h = 1469598103934665603ull;
     for (uint64_t i = 0; i < n; i++) h = (h ^ in[i]) * 1099511628211ull;
     *out = h;
@@ -55,13 +61,14 @@ int main(int argc, char **argv)
             for (uint64_t k = 0; k < it->n; k++) h = (h ^ it->in[k]) * 1099511628211ull;
             it->expect = h;
             uint32_t delay = (uint32_t)(test_rng(&rng) % 4 == 0 ? test_rng(&rng) % 400 : 0);
-            tide_arg args[5] = {{it->in, it->n, TIDE_IN},
+            tide_arg args[6] = {{it->in, it->n, TIDE_IN},
                                 {&it->n, sizeof it->n, TIDE_VALUE},
                                 {&it->out, sizeof it->out, TIDE_OUT},
                                 {&it->counter, sizeof it->counter, TIDE_INOUT},
-                                {&delay, sizeof delay, TIDE_VALUE}};
+                                {&delay, sizeof delay, TIDE_VALUE},
+                                {&rank, sizeof rank, TIDE_VALUE}};
             tide_task *t;
-            CHECK_OK(tide_task_create(&t, work, 5, args));
+            CHECK_OK(tide_task_create(&t, work, 6, args));
             CHECK_OK(tide_task_submit(t));
         }
         CHECK_OK(tide_taskwait());
@@ -77,6 +84,10 @@ int main(int argc, char **argv)
         CHECK(st.phase == p, "stats of phase %d, expected %d", st.phase, p);
         CHECK(st.tasks_self == ntasks, "stats count %lld own tasks, submitted %d",
               (long long)st.tasks_self, ntasks);
+        long foreign = atomic_exchange(&foreign_runs, 0);
+        CHECK(st.received_self == foreign,
+              "phase %d: stats count %lld received tasks, %ld ran here", p,
+              (long long)st.received_self, foreign);
         total_tasks += (long)st.tasks;
         total_offloaded += (long)st.offloaded;
     }

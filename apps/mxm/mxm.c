@@ -202,7 +202,7 @@ static void model_times(const mxm_options *o, double *seconds)
         if (o->kernel != MXM_KERNEL_SLEEP)
             seconds[k] = 0;
         else if (o->task_ms > 0)
-            seconds[k] = o->task_ms * 1e-3 * pow((double)o->sizes[k] / o->sizes[0], 3);
+            seconds[k] = o->task_ms * 1e-3 * pow((double)o->sizes[k] / o->size, 3);
         else
             seconds[k] = mxm_calibrate(o->sizes[k]);
     }

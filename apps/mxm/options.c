@@ -10,12 +10,14 @@ const char mxm_usage[] =
     "usage: mxm [options]   (run with mpiexec; Tide knobs are TIDE_* environment variables)\n"
     "  --iters N            iterations (default 10)\n"
     "  --size n             matrix size of every task (default 300)\n"
-    "  --sizes a,b,...      several task sizes, with --mix w1,w2,... weights (default equal)\n"
+    "  --sizes a,b,...      several task sizes, with --mix w1,w2,... weights (default equal);\n"
+    "                       --size then only names the size --task-ms gives the time of\n"
     "  --imb 0|1|2|3        imbalance preset: baseline R_imb 0, 0.5, 1.5, 3.0 (default 0)\n"
     "  --tasks-per-rank B   average tasks per rank and iteration for --imb (default 16)\n"
     "  --tasks a,b,...      explicit tasks per rank (one entry per rank), instead of --imb\n"
     "  --kernel compute|sleep  real multiply (default) or a sleep of the modelled time\n"
-    "  --task-ms MS         sleep kernel: time of a --size task (default: calibrated on rank 0)\n"
+    "  --task-ms MS         sleep kernel: time of a --size task, other sizes scale with n^3\n"
+    "                       (default: calibrated on rank 0)\n"
     "  --slow R:F[,...]     tasks executing on rank R take F times longer\n"
     "  --slow-from ITER     the slowdown starts at iteration ITER (default 0)\n"
     "  --jitter P:F         each task, with probability P, takes F times longer (default off)\n"
@@ -108,8 +110,7 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
 {
     memset(o, 0, sizeof *o);
     o->iters = 10;
-    o->nsizes = 1;
-    o->sizes[0] = 300;
+    o->size = 300;
     o->mix[0] = 1.0;
     o->base = 16;
     o->kernel = MXM_KERNEL_COMPUTE;
@@ -127,8 +128,7 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
             o->iters = (int)l;
         } else if (!strcmp(a, "--size")) {
             if (to_long(v, 1, 8192, &l)) return fail(err, len, a, v, "an integer in [1, 8192]");
-            o->nsizes = 1;
-            o->sizes[0] = (int)l;
+            o->size = (int)l;
         } else if (!strcmp(a, "--sizes")) {
             int n = parse_int_list(v, 1, 8192, o->sizes, MXM_MAX_SIZES);
             if (n < 1) return fail(err, len, a, v, "up to 16 comma-separated sizes in [1, 8192]");
@@ -199,6 +199,10 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
             }
         }
         i += takes;
+    }
+    if (o->nsizes == 0) {
+        o->nsizes = 1;
+        o->sizes[0] = o->size;
     }
     if (nmix == 0) {
         for (int k = 0; k < o->nsizes; k++)

@@ -17,8 +17,9 @@ typedef struct mxm_slow {
 
 typedef struct mxm_options {
     int iters;
+    int size; /* --size: every task's size without --sizes; the size --task-ms gives the time of */
     int nsizes;
-    int sizes[MXM_MAX_SIZES]; /* --size n is --sizes n */
+    int sizes[MXM_MAX_SIZES]; /* --sizes, else the one --size */
     double mix[MXM_MAX_SIZES];
     int imb;    /* preset, used when ntasks == 0 */
     int base;   /* --tasks-per-rank */

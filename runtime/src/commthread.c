@@ -4,20 +4,30 @@
  * TIDE_POLL_SLEEP_MAX_US, so that idle ranks leave the cores to the workers.
  *
  * Phase protocol (every collective on coll_comm, issued in the same order on every rank):
- *   [start sync: allgather of task counts, for strategies that move tasks]
+ *   [start sync: status allgather, for strategies that move tasks]
  *   run: until every own task of the phase has completed (locally or with its result home)
- *   ibarrier: once it completes every rank's own tasks are complete, so no task of the phase
- *             is running or travelling anywhere
- *   iallgather of the per-rank phase records (statistics), then the workers are released. */
+ *   end: status allgathers every TIDE_ROUND_US until one shows no outstanding work anywhere
+ *        (strategies with rounds), or one status allgather that each rank joins once its own
+ *        tasks are complete (without): then no task of the phase is running or travelling
+ *   iallgather of the per-rank phase records (statistics), then the workers are released.
+ * tide_finalize ends with one more status allgather, marked finalizing.
+ *
+ * Every status record carries its rank's phase number and whether it is finalizing, and the
+ * first collective a rank joins in a phase, or in tide_finalize, is always a status allgather.
+ * So a rank that called tide_taskwait more or fewer times than the others meets them in a
+ * collective of the same shape (not in one that MPI would truncate or never match), every rank
+ * sees the mismatch in the same records, and the job ends with one line naming it. */
 #define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TAG_MSG 7
 
@@ -32,7 +42,7 @@ typedef struct send_slot {
     size_t len;
 } send_slot;
 
-typedef enum { PH_IDLE, PH_START_SYNC, PH_RUN, PH_ROUND, PH_BARRIER, PH_GATHER } phase_state;
+typedef enum { PH_IDLE, PH_START_SYNC, PH_RUN, PH_ROUND, PH_END, PH_GATHER } phase_state;
 
 typedef struct comm_state {
     tide_rt *rt;
@@ -48,7 +58,8 @@ typedef struct comm_state {
     int *done_idx;
     bool warned_unmovable;
     int nphases; /* phases completed by this thread */
-    bool final_posted; /* the closing barrier of tide_finalize */
+    bool final_posted; /* the closing allgather of tide_finalize */
+    bool final_checked;
     MPI_Request final_req;
 } comm_state;
 
@@ -314,6 +325,11 @@ static bool send_outgoing(comm_state *cs)
 static void handle_tasks(comm_state *cs, unsigned char *buf, size_t len, const tide_wire_header *h)
 {
     tide_rt *rt = cs->rt;
+    /* Tasks move only between ranks that passed the same phase's first status allgather, and a
+     * phase ends nowhere while one of its tasks travels. */
+    if (!rt->running || h->phase != (uint32_t)rt->cphase)
+        tide_fatal("rank %d sent tasks of its phase %u, this rank is %s phase %d", h->src,
+                   h->phase + 1, rt->running ? "in" : "past", rt->cphase + 1);
     tide_rbuf *b = malloc(sizeof *b);
     tide_task **tasks = malloc(h->count * sizeof *tasks);
     if (!b || !tasks) tide_fatal("out of memory receiving %u tasks", h->count);
@@ -423,7 +439,8 @@ static void fill_record(comm_state *cs)
     r->time = tide_now() - rt->phase_start;
     r->tasks = (double)rt->phase_tasks;
     r->offloaded = (double)rt->n_offloaded;
-    r->received = (double)rt->n_received;
+    r->received = (double)(rt->n_received - rt->n_cancelled);
+    r->cancelled = (double)rt->n_cancelled;
     r->bytes_sent = (double)rt->bytes_sent;
 }
 
@@ -454,8 +471,79 @@ static void allgather_status(comm_state *cs)
     st->outstanding = (double)own_open(rt);
     st->task_pred = rt->task_pred_ready;
     st->L_unc = rt->L_unc;
+    st->phase = cs->nphases + 1;
+    st->finalizing = 0;
     MPI_Iallgather(st, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status, TIDE_STATUS_DOUBLES,
                    MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
+}
+
+/* ---- phase agreement ------------------------------------------------------------------------- */
+
+static bool same_step(const tide_rank_status *a, const tide_rank_status *b)
+{
+    return a->phase == b->phase && a->finalizing == b->finalizing;
+}
+
+static void describe_step(const tide_rank_status *s, char *out, size_t len)
+{
+    if (s->finalizing) snprintf(out, len, "in tide_finalize after %.0f phases", s->phase);
+    else snprintf(out, len, "in phase %.0f", s->phase);
+}
+
+static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    if (*len >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    *len += w > 0 ? (size_t)w : 0;
+}
+
+/* Every rank finds the same mismatch in the same records; rank 0 says it, in one line, and ends
+ * the job. "The others" are the ranks at the most common step (ties: the lowest rank's). */
+static _Noreturn void phase_mismatch(comm_state *cs)
+{
+    const tide_rank_status *all = cs->all_status;
+    int n = cs->rt->size, ref = 0, nref = 0, listed = 0;
+    for (int i = 0; i < n; i++) {
+        int same = 0;
+        for (int j = 0; j < n; j++) same += same_step(&all[i], &all[j]);
+        if (same > nref) nref = same, ref = i;
+    }
+    char msg[512] = "", step[64];
+    size_t len = 0;
+    for (int i = 0; i < n && listed < 4; i++) {
+        if (same_step(&all[i], &all[ref])) continue;
+        describe_step(&all[i], step, sizeof step);
+        append(msg, sizeof msg, &len, "%srank %d is %s", listed++ ? ", " : "", i, step);
+    }
+    if (n - nref > listed) append(msg, sizeof msg, &len, ", and %d more ranks", n - nref - listed);
+    describe_step(&all[ref], step, sizeof step);
+    if (nref > 1) append(msg, sizeof msg, &len, ", the others %s", step);
+    else append(msg, sizeof msg, &len, ", rank %d %s", ref, step);
+    if (cs->rt->rank == 0) {
+        fprintf(stderr,
+                "tide: phase mismatch: %s (phase N is a rank's N-th tide_taskwait; every rank "
+                "must call it equally often)\n",
+                msg);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 70);
+    }
+    /* The other ranks stay quiet, so that the line appears once: rank 0's abort ends them, and
+     * should it not come they abort themselves. */
+    sleep(10);
+    MPI_Abort(MPI_COMM_WORLD, 70);
+    abort();
+}
+
+/* After each status allgather: every rank must be at the same step. */
+static void check_phases(comm_state *cs)
+{
+    for (int i = 1; i < cs->rt->size; i++)
+        if (!same_step(&cs->all_status[i], &cs->all_status[0])) phase_mismatch(cs);
 }
 
 static void run_begin(comm_state *cs, const tide_rank_status *all)
@@ -511,7 +599,7 @@ static bool phase_step(comm_state *cs)
     case PH_IDLE:
         if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
             return false;
-        rt->n_offloaded = rt->n_received = 0;
+        rt->n_offloaded = rt->n_received = rt->n_cancelled = 0;
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
         tide_predict_phase(rt);
@@ -526,14 +614,15 @@ static bool phase_step(comm_state *cs)
         return true;
     case PH_START_SYNC:
         if (!test_coll(cs)) return false;
+        check_phases(cs);
         run_begin(cs, cs->all_status);
         return true;
     case PH_RUN: {
         bool mine_done = own_open(rt) == 0;
         if (!tide_lb_rounds(rt)) {
             if (!mine_done) return false;
-            MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
-            cs->state = PH_BARRIER;
+            allgather_status(cs);
+            cs->state = PH_END;
             return true;
         }
         /* A rank whose own tasks are done joins the next round at once: when it is the last,
@@ -545,6 +634,7 @@ static bool phase_step(comm_state *cs)
     }
     case PH_ROUND:
         if (!test_coll(cs)) return false;
+        check_phases(cs);
         if (all_done(cs)) { /* every rank saw the same round: all leave together */
             gather_records(cs);
             return true;
@@ -553,8 +643,9 @@ static bool phase_step(comm_state *cs)
         cs->state = PH_RUN;
         cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
         return true;
-    case PH_BARRIER:
+    case PH_END:
         if (!test_coll(cs)) return false;
+        check_phases(cs);
         gather_records(cs);
         return true;
     case PH_GATHER:
@@ -566,6 +657,52 @@ static bool phase_step(comm_state *cs)
 }
 
 /* ---- the loop ---------------------------------------------------------------------------------- */
+
+/* The body of a thread that only tries the pinning. */
+static void *try_cpu(void *arg)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(*(int *)arg, &set);
+    *(int *)arg = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    return NULL;
+}
+
+/* "0-3,8" for a CPU set. */
+static void format_cpus(const cpu_set_t *set, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < len; c++) {
+        if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set))) continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set)) last++;
+        int w = last > c ? snprintf(out + n, len - n, "%s%d-%d", n ? "," : "", c, last)
+                         : snprintf(out + n, len - n, "%s%d", n ? "," : "", c);
+        n += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int tide_comm_cpu_check(const tide_rt *rt)
+{
+    int cpu = rt->cfg.comm_cpu;
+    if (cpu < 0) return TIDE_OK; /* not pinned, or `last`: a CPU of the rank's own mask */
+    /* Tried on a thread of its own: the kernel, not the rank's mask, knows which CPUs exist and
+     * which the process may use (its cpuset). */
+    int rc = cpu;
+    pthread_t t;
+    int created = pthread_create(&t, NULL, try_cpu, &rc);
+    if (created) return tide_fail(TIDE_ERR_STATE, "cannot start a thread: %s", strerror(created));
+    pthread_join(t, NULL);
+    if (rc == 0) return TIDE_OK;
+    cpu_set_t mask;
+    char cpus[256] = "?";
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0) format_cpus(&mask, cpus, sizeof cpus);
+    return tide_fail(TIDE_ERR_CONFIG,
+                     "TIDE_COMM_CPU='%d' is invalid: rank %d cannot run on CPU %d (%s); expected "
+                     "-1, 'last' or a CPU it may use (its affinity mask: %s)",
+                     cpu, rt->rank, cpu, strerror(rc), cpus);
+}
 
 static void pin_self(tide_rt *rt)
 {
@@ -651,19 +788,27 @@ void tide_comm_wake(tide_rt *rt)
 }
 
 /* tide_finalize: a rank leaves only when its own sends completed and every rank got there, so
- * that a message still travelling (a late result, a stale request) always finds a receiver. */
+ * that a message still travelling (a late result, a stale request) always finds a receiver.
+ * "Got there" is a status allgather marked finalizing: a rank still running phases meets it
+ * with its own, and the phase check names the mismatch. */
 static bool closing_done(comm_state *cs)
 {
     tide_rt *rt = cs->rt;
     if (!cs->final_posted) {
         if (cs->nsends || atomic_load(&rt->results.count) || tide_replica_open(rt)) return false;
         rt->stopping = true;
-        MPI_Ibarrier(rt->coll_comm, &cs->final_req);
+        cs->my_status = (tide_rank_status){.phase = cs->nphases, .finalizing = 1};
+        MPI_Iallgather(&cs->my_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status,
+                       TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->final_req);
         cs->final_posted = true;
         return false;
     }
     int flag = 0;
     MPI_Test(&cs->final_req, &flag, MPI_STATUS_IGNORE);
+    if (flag && !cs->final_checked) {
+        check_phases(cs);
+        cs->final_checked = true;
+    }
     return flag && cs->nsends == 0;
 }
 

@@ -162,8 +162,9 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
             return bad(err, len, name, v, "-1 (not pinned), 'last', or a CPU number");
         c->comm_cpu = (int)l;
     } else if (strcmp(name, "TIDE_STATS") == 0) {
-        if (strlen(v) >= sizeof c->stats_path)
-            return bad(err, len, name, v, "a path shorter than 1024 bytes");
+        if (!*v || strlen(v) >= sizeof c->stats_path)
+            return bad(err, len, name, v,
+                       "a file path shorter than 1024 bytes (unset TIDE_STATS to write none)");
         snprintf(c->stats_path, sizeof c->stats_path, "%s", v);
         rc = TIDE_OK;
     } else if (strcmp(name, "TIDE_QUIET") == 0) {
@@ -223,8 +224,10 @@ static int set_knob(tide_config *c, const char *name, const char *v, char *err, 
         rc = parse_long(name, v, 1, 1000000, &l, err, len);
         if (rc == TIDE_OK) c->global.dist_max_phases = (int32_t)l;
     } else if (strcmp(name, "TIDE_OBJECTS_STATS") == 0) {
-        if (strlen(v) >= sizeof c->objects_stats_path)
-            return bad(err, len, name, v, "a path shorter than 1024 bytes");
+        if (!*v || strlen(v) >= sizeof c->objects_stats_path)
+            return bad(err, len, name, v,
+                       "a file path shorter than 1024 bytes (unset TIDE_OBJECTS_STATS to write "
+                       "none)");
         snprintf(c->objects_stats_path, sizeof c->objects_stats_path, "%s", v);
         rc = TIDE_OK;
     } else if ((i = strategy_knob(name)) >= 0) {

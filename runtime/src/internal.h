@@ -71,6 +71,24 @@ const char *tide_offload_name(tide_offload_kind k);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
 const char *tide_config_lb_knob_name(int i);
 
+/* ---- output files (outfile.c) ---------------------------------------------------------------- */
+
+/* A file a knob names, opened at tide_init by the rank that writes it. Zero-initialized: none. */
+typedef struct tide_outfile {
+    const char *var, *path; /* the knob and its value, for messages */
+    int fd;
+    bool regular; /* a regular file: emptied before each document */
+} tide_outfile;
+
+/* Creates (or opens) path for writing and checks that it takes a write; on failure one line
+ * naming var, path and the reason, and TIDE_ERR_CONFIG. */
+int tide_outfile_open(tide_outfile *o, const char *var, const char *path);
+/* A stream over the emptied file for one document (NULL and a message on failure)... */
+FILE *tide_outfile_begin(tide_outfile *o);
+/* ... checked when it ends: every write, the flush and the close. */
+int tide_outfile_end(tide_outfile *o, FILE *f);
+int tide_outfile_close(tide_outfile *o);
+
 /* ---- tasks and queues (task.c, queue.c) ------------------------------------------------------- */
 
 typedef struct tide_rbuf {
@@ -253,6 +271,7 @@ typedef struct tide_rank_record {
     double L_unc;       /* uncertainty of L_pred (-1 without a prediction) */
     double pred_source; /* tide_pred_source of L_pred */
     double pred_model;  /* which model served when pred_source is "model": tide_pred_model */
+    double cancelled; /* replica copies that arrived here and were dropped before they ran */
 } tide_rank_record;
 
 /* The serving model of a phase, as a number that an allgather of doubles carries. */
@@ -268,8 +287,9 @@ typedef struct tide_phase_log {
 int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
-int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
-                          const char *path);
+/* Writes the TIDE_STATS document to f (the caller checks the writes: tide_outfile_end). */
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                           FILE *f);
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
                               FILE *out);
 void tide_stats_free(tide_phase_log *log);
@@ -320,7 +340,8 @@ struct tide_rt {
     tide_queue *outgoing; /* size entries: tasks chosen to move to each rank */
     uint64_t inflight_bytes;
     double L_offloaded, offload_task_max;
-    long n_offloaded, n_received;
+    long n_offloaded, n_received; /* n_received: every task that arrived, copies included */
+    long n_cancelled;             /* replica copies dropped here unrun (replica.c) */
     uint64_t bytes_sent;
     double L_pred;            /* prediction for the running phase (-1: none) */
     double L_unc;             /* its uncertainty (-1: none) */
@@ -347,6 +368,7 @@ struct tide_rt {
 
     tide_phase_log log;
     tide_phase_stats last;
+    tide_outfile stats_file, objects_stats_file; /* rank 0: TIDE_STATS, TIDE_OBJECTS_STATS */
 
     /* Load prediction (predict.c), comm thread only. */
     struct tide_replicas *replicas; /* replica.c */
@@ -377,6 +399,9 @@ void tide_predict_record_time(tide_task *t);
 
 extern tide_rt *tide_rt_global;
 
+/* tide_init: whether the comm thread can be pinned to TIDE_COMM_CPU here (TIDE_ERR_CONFIG and
+ * one line if not). */
+int tide_comm_cpu_check(const tide_rt *rt);
 int tide_comm_start(tide_rt *rt);
 void tide_comm_stop(tide_rt *rt);
 void tide_comm_wake(tide_rt *rt);

@@ -368,6 +368,16 @@ static void layer_free(tide_objects_layer *L)
     free(L);
 }
 
+/* Rank 0: the TIDE_OBJECTS_STATS document, into the file tide_init opened. */
+static int write_report(const tide_objects_layer *L)
+{
+    tide_outfile *out = &tide_rt_global->objects_stats_file;
+    FILE *f = tide_outfile_begin(out);
+    if (!f) return TIDE_ERR_INVALID;
+    tide_objstats_write_json(L, f);
+    return tide_outfile_end(out, f);
+}
+
 int tide_objects_finalize(void)
 {
     if (!tide_rt_global) return tide_fail(TIDE_ERR_STATE, "tide_objects_finalize before tide_init");
@@ -384,8 +394,7 @@ int tide_objects_finalize(void)
         const tide_config *cfg = &tide_rt_global->cfg;
         layer_step step = {.L = L};
         tide_comm_call(tide_rt_global, close_step, &step);
-        if (L->rank == 0 && cfg->objects_stats_path[0])
-            rc = tide_objstats_write_json(L, cfg->objects_stats_path);
+        if (L->rank == 0 && cfg->objects_stats_path[0]) rc = write_report(L);
         if (L->rank == 0 && !cfg->quiet) tide_objstats_print(L, stdout);
     }
     layer_free(L);

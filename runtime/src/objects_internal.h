@@ -140,7 +140,8 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed);
 /* objects_stats.c */
 void tide_objstats_iteration(tide_objects_layer *L, double load_self, int64_t delivered,
                              int64_t bytes);
-int tide_objstats_write_json(const tide_objects_layer *L, const char *path);
+/* Writes the TIDE_OBJECTS_STATS document to f (the caller checks the writes). */
+void tide_objstats_write_json(const tide_objects_layer *L, FILE *f);
 /* Keeps this rank's part of a rescheduling before its objects migrate: load[i] and dest[i] (new
  * owner) of L->loc[i], and the message volumes of the window. */
 void tide_objstats_keep_last(tide_objects_layer *L, const double *load, const int32_t *dest);

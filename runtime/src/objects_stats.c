@@ -43,10 +43,8 @@ static void write_record(FILE *f, const tide_objects_lb_record *r)
             (long long)r->unplaced);
 }
 
-int tide_objstats_write_json(const tide_objects_layer *L, const char *path)
+void tide_objstats_write_json(const tide_objects_layer *L, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return tide_fail(TIDE_ERR_INVALID, "TIDE_OBJECTS_STATS: cannot write '%s'", path);
     const tide_objects_stats *st = &L->st;
     fprintf(f, "{\n\"schema\": \"tide-objects-1\",\n");
     fprintf(f, "\"config\": {\"strategy\": \"%s\", \"period\": %d, \"ranks\": %d},\n", L->lb->name,
@@ -82,9 +80,6 @@ int tide_objstats_write_json(const tide_objects_layer *L, const char *path)
                 (long long)L->last_edges[i].from, (long long)L->last_edges[i].to,
                 L->last_edges[i].bytes);
     fprintf(f, "]}\n}\n");
-    if (fclose(f) != 0)
-        return tide_fail(TIDE_ERR_INVALID, "TIDE_OBJECTS_STATS: error writing '%s'", path);
-    return TIDE_OK;
 }
 
 void tide_objstats_print(const tide_objects_layer *L, FILE *out)

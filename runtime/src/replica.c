@@ -172,7 +172,8 @@ void tide_replica_control(tide_rt *rt, int src, const tide_control *msg)
         replica_id id = {src, msg->seq};
         tide_task *t = tide_queue_remove_if(&rt->remote, is_replica, &id);
         if (!t) return;
-        tide_task_free(t); /* still counted as received: it did arrive */
+        tide_task_free(t);
+        rt->n_cancelled++; /* arrived, but not executed here: not `received` in the stats */
         tide_control ack = {TIDE_CTRL_CANCEL_ACK, msg->phase, 0, msg->seq};
         tide_send_control(rt, src, &ack);
     } else if (msg->op == TIDE_CTRL_CANCEL_ACK) {

@@ -2,7 +2,6 @@
  * tide_stats_last_phase() answers locally and rank 0 writes the JSON document of docs/stats.md. */
 #include "internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -168,14 +167,11 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
-                          const char *path)
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                           FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return tide_fail(TIDE_ERR_INVALID, "TIDE_STATS: cannot write '%s': %s", path,
-                             strerror(errno));
     int n = log->nranks;
-    fprintf(f, "{\n  \"schema\": \"tide-stats/1\",\n  \"config\": {\"lb\": ");
+    fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n  \"config\": {\"lb\": ");
     json_string(f, cfg->lb);
     fprintf(f,
             ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, "
@@ -230,6 +226,8 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
         fprintf(f, ", ");
         json_array(f, "received", r, n, offsetof(tide_rank_record, received), true);
         fprintf(f, ", ");
+        json_array(f, "cancelled", r, n, offsetof(tide_rank_record, cancelled), true);
+        fprintf(f, ", ");
         json_array(f, "bytes_sent", r, n, offsetof(tide_rank_record, bytes_sent), true);
         fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max,
                 ps.ideal, ps.R_imb);
@@ -259,10 +257,6 @@ int tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int
     for (int k = 0; k < SERVED_KINDS; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", served_names[k], s.served[k]);
     fprintf(f, "}}\n}\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return tide_fail(TIDE_ERR_INVALID, "TIDE_STATS: error writing '%s'", path);
-    return TIDE_OK;
 }
 
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,

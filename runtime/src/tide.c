@@ -77,8 +77,40 @@ static int check_same_executable(tide_rt *rt)
     return TIDE_OK;
 }
 
+/* Rank 0 writes the statistics files: it creates them now, so that a path it cannot write fails
+ * here rather than after the run. */
+static int open_outputs(tide_rt *rt)
+{
+    if (rt->rank != 0) return TIDE_OK;
+    int rc = TIDE_OK;
+    if (rt->cfg.stats_path[0])
+        rc = tide_outfile_open(&rt->stats_file, "TIDE_STATS", rt->cfg.stats_path);
+    if (rc == TIDE_OK && rt->cfg.objects_stats_path[0])
+        rc = tide_outfile_open(&rt->objects_stats_file, "TIDE_OBJECTS_STATS",
+                               rt->cfg.objects_stats_path);
+    return rc;
+}
+
+static int write_stats(tide_rt *rt)
+{
+    FILE *f = tide_outfile_begin(&rt->stats_file);
+    if (!f) return TIDE_ERR_INVALID;
+    tide_stats_write_json(&rt->log, &rt->cfg, rt->threads, f);
+    return tide_outfile_end(&rt->stats_file, f);
+}
+
+/* Rank 0 at finalize: says every failure, returns the first. */
+static void keep_first(int *rc, int this_rc)
+{
+    if (this_rc == TIDE_OK) return;
+    fprintf(stderr, "tide: %s\n", tide_last_error_message());
+    if (*rc == TIDE_OK) *rc = this_rc;
+}
+
 static void rt_free(tide_rt *rt)
 {
+    tide_outfile_close(&rt->stats_file);
+    tide_outfile_close(&rt->objects_stats_file);
     tide_queue_destroy(&rt->local);
     tide_queue_destroy(&rt->remote);
     tide_queue_destroy(&rt->results);
@@ -129,6 +161,8 @@ int tide_init(int *argc, char ***argv)
     rc = tide_config_load(&rt->cfg, err, sizeof err);
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);
     rc = agree(rt, rc, TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->cfg.check_exe) rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
     if (rc == TIDE_OK) rc = agree(rt, tide_fnid_init(), TIDE_ERR_STATE);
     if (rc != TIDE_OK) return init_fail(rt, rc);
@@ -208,9 +242,10 @@ int tide_finalize(void)
     tide_comm_stop(rt);
     int rc = objects_rc;
     if (rt->rank == 0) {
-        if (rt->cfg.stats_path[0])
-            rc = tide_stats_write_json(&rt->log, &rt->cfg, rt->threads, rt->cfg.stats_path);
         if (rc != TIDE_OK) fprintf(stderr, "tide: %s\n", tide_last_error_message());
+        if (rt->cfg.stats_path[0]) keep_first(&rc, write_stats(rt));
+        keep_first(&rc, tide_outfile_close(&rt->stats_file));
+        keep_first(&rc, tide_outfile_close(&rt->objects_stats_file));
         if (!rt->cfg.quiet) tide_stats_print_summary(&rt->log, &rt->cfg, rt->threads, stdout);
     }
     MPI_Comm_free(&rt->data_comm);

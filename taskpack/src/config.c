@@ -68,6 +68,29 @@ static int parse_name(const char *name, const char *v, const char *const *names,
     return bad(err, errlen, name, v, allowed);
 }
 
+static const char *const known_names[] = {"TASKPACK_SYNC",  "TASKPACK_WARMUP",    "TASKPACK_TOL",
+                                          "TASKPACK_SLACK", "TASKPACK_EXACT_MAX", "TASKPACK_APPLY",
+                                          "TASKPACK_YIELD", "TASKPACK_REPORT"};
+
+int tp_config_check_names(char *const *env, char *err, size_t errlen)
+{
+    for (; env && *env; env++) {
+        if (strncmp(*env, "TASKPACK_", 9) != 0) continue;
+        size_t n = strcspn(*env, "=");
+        int known = 0;
+        for (size_t k = 0; k < sizeof known_names / sizeof *known_names && !known; k++)
+            known = strlen(known_names[k]) == n && strncmp(*env, known_names[k], n) == 0;
+        if (!known) {
+            snprintf(err, errlen,
+                     "taskpack: %.*s is not a TaskPack variable (see docs/taskpack.md; a misspelt "
+                     "knob would otherwise be ignored silently)",
+                     (int)(n < 64 ? n : 64), *env);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int tp_config_parse(struct tp_config *cfg, const char *(*get)(const char *name), char *err,
                     size_t errlen)
 {

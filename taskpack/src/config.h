@@ -29,6 +29,10 @@ struct tp_config {
 int tp_config_parse(struct tp_config *cfg, const char *(*get)(const char *name), char *err,
                     size_t errlen);
 
+/* Every TASKPACK_* entry of env (an environ-like array) must be one of the variables above, as
+ * Tide refuses unknown TIDE_* names. Returns 0, or -1 with one line in err. */
+int tp_config_check_names(char *const *env, char *err, size_t errlen);
+
 const char *tp_sync_name(enum tp_sync sync);
 const char *tp_yield_name(enum tp_yield yield);
 

@@ -34,7 +34,9 @@ void tp_before_init(void)
 {
     if (tp.configured) return;
     tp.configured = 1;
-    tp.config_bad = tp_config_parse(&tp.cfg, env_get, tp.config_err, sizeof tp.config_err) != 0;
+    tp.config_bad =
+        tp_config_check_names(environ, tp.config_err, sizeof tp.config_err) != 0 ||
+        tp_config_parse(&tp.cfg, env_get, tp.config_err, sizeof tp.config_err) != 0;
     /* Ranks packed onto one CPU wait for each other in MPI; Open MPI must yield there instead of
      * spinning. A value the user set wins. */
     setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
@@ -44,9 +46,14 @@ void tp_after_init(void)
 {
     if (tp.initialized || !tp.configured) return;
     tp.initialized = 1;
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    /* Rank 0 writes the report: it creates the file now, and its verdict holds for all. */
+    if (!tp.config_bad && tp.cfg.report) {
+        if (rank == 0) tp.config_bad = tp_report_open(tp.config_err, sizeof tp.config_err) != 0;
+        PMPI_Bcast(&tp.config_bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     if (tp.config_bad) {
-        int rank = 0;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0) fprintf(stderr, "%s\n", tp.config_err);
         PMPI_Finalize();
         exit(1);

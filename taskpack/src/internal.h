@@ -8,6 +8,7 @@
 #endif
 #include <mpi.h>
 #include <sched.h>
+#include <stdio.h>
 
 #include "config.h"
 #include "plan.h"
@@ -22,6 +23,7 @@ struct tp_state {
     int config_bad;  /* config error: reported and exit at tp_after_init */
     char config_err[256];
     struct tp_config cfg;
+    FILE *report_file; /* world rank 0: TASKPACK_REPORT, opened at MPI_Init */
 
     MPI_Comm world;   /* private duplicate of MPI_COMM_WORLD */
     MPI_Comm node;    /* ranks sharing memory with this one, ordered by world rank */
@@ -88,7 +90,10 @@ int tp_wait(MPI_Request *req);
 /* Report (collective) and release everything; before PMPI_Finalize. */
 void tp_finalize(void);
 
-/* report.c: gather the per-node results, print the line and write the JSON (collective). */
+/* report.c: create TASKPACK_REPORT and check that it takes a write (rank 0, at MPI_Init).
+ * 0, or -1 with one line in err. */
+int tp_report_open(char *err, size_t errlen);
+/* Gather the per-node results, print the line and write the JSON (collective). */
 void tp_report(void);
 
 #endif

@@ -2,11 +2,38 @@
  * (schema "taskpack-report/1", documented in docs/taskpack.md). Collective over the world. */
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cpulist.h"
+
+int tp_report_open(char *err, size_t errlen)
+{
+    const char *path = tp.cfg.report, *what = "cannot create it";
+    errno = 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+        /* A regular file must take a byte and be emptied again: some accept the open but no
+         * write (/proc/version). A pipe or /dev/stdout is written as it is. */
+        struct stat st;
+        what = "a test write failed";
+        int ok = fstat(fd, &st) == 0 &&
+                 (!S_ISREG(st.st_mode) ||
+                  (write(fd, "{", 1) == 1 && ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0));
+        if (ok && (tp.report_file = fdopen(fd, "w"))) return 0;
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    snprintf(err, errlen, "taskpack: TASKPACK_REPORT='%s' is unusable: %s: %s", path, what,
+             strerror(errno ? errno : EIO));
+    return -1;
+}
 
 static double mean(double sum, long n)
 {
@@ -197,15 +224,13 @@ void tp_report(void)
                         freed, cpus, tp.nnodes, tp.iterations,
                         tp.api_mode ? "taskpack_end" : tp_sync_name(tp.cfg.sync), tp.cfg.tol,
                         tp.cfg.warmup);
-            if (tp.cfg.report) {
-                FILE *f = fopen(tp.cfg.report, "w");
-                if (!f) {
-                    fprintf(stderr, "taskpack: TASKPACK_REPORT='%s' cannot be written\n",
-                            tp.cfg.report);
-                } else {
-                    write_json(f, all, cpus, freed, predicted, slowdown, have_slowdown);
-                    fclose(f);
-                }
+            if (tp.report_file) {
+                write_json(tp.report_file, all, cpus, freed, predicted, slowdown, have_slowdown);
+                int bad = ferror(tp.report_file);
+                if (fclose(tp.report_file) != 0 || bad)
+                    fprintf(stderr, "taskpack: TASKPACK_REPORT='%s': writing it failed: %s\n",
+                            tp.cfg.report, strerror(errno));
+                tp.report_file = NULL;
             }
         }
         free(all);

@@ -61,5 +61,14 @@ int main(void)
     expect_bad("TASKPACK_APPLY", "yes", "an integer from 0 to 1");
     expect_bad("TASKPACK_YIELD", "always", "off, yield, sleep");
     expect_bad("TASKPACK_REPORT", "", "a file path");
+
+    char *good[] = {"PATH=/bin", "TASKPACK_SYNC=none", "TASKPACK_REPORT=r.json", NULL};
+    CHECK(tp_config_check_names(good, err, sizeof err) == 0, "known names refused: %s", err);
+    char *typo[] = {"TASKPACK_SYNC=none", "TASKPACK_TOLERANCE=0.1", NULL};
+    CHECK(tp_config_check_names(typo, err, sizeof err) == -1, "TASKPACK_TOLERANCE accepted");
+    CHECK(strncmp(err, "taskpack: TASKPACK_TOLERANCE is not a TaskPack variable", 55) == 0,
+          "message '%s'", err);
+    char *prefix[] = {"TASKPACK_SYNCX=none", NULL};
+    CHECK(tp_config_check_names(prefix, err, sizeof err) == -1, "TASKPACK_SYNCX accepted");
     return CHECK_DONE("test_config");
 }

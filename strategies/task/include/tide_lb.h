@@ -37,6 +37,9 @@ typedef struct tide_rank_status {
     double outstanding; /* own tasks not completed (0 everywhere = the phase is over) */
     double task_pred;   /* 1: per-task predictions of this phase's tasks exist (task model) */
     double L_unc;       /* uncertainty of L_pred (load units): the planner's margin */
+    /* The engine's phase check: the phase the rank is in (1 for its first tide_taskwait) or,
+     * with finalizing = 1, the phases it completed before tide_finalize. */
+    double phase, finalizing;
 } tide_rank_status;
 
 #define TIDE_STATUS_DOUBLES (sizeof(tide_rank_status) / sizeof(double))
