@@ -137,7 +137,7 @@ typedef struct tide_phase_stats {
 
 TIDE_API int tide_stats_last_phase(tide_phase_stats *out);
 
-/* ==== persistent migratable objects (runtime/src/objects*.c; docs/objects.md) ================ *
+/* ==== persistent migratable objects (runtime/objects/; docs/objects.md) ================ *
  *
  * A persistent object (a Charm++ chare) is a state buffer plus an iteration function. It lives on
  * one rank at a time; tide_objects_iterate() runs every object's function once, as a Tide task on

@@ -183,7 +183,7 @@ int tide_packdrop_assemble(int64_t k, const double *w, double extra_load,
 bool tide_packdrop_accept(double receiver_load, double batch_load, const tide_packdrop_globals *g);
 
 /* The generator state rank r starts a distributed round with, from the round's seed: the
- * simulations above and the runtime's message protocol (runtime/src/objects_dlb.c) seed alike. */
+ * simulations above and the runtime's message protocol (runtime/objects/dlb.c) seed alike. */
 uint64_t tide_global_rank_seed(uint64_t seed, int32_t r);
 /* Uniform in [0, n) from such a stream (advanced), n >= 1: the draws the strategies make. */
 uint64_t tide_global_rand_below(uint64_t *state, uint64_t n);

@@ -2,7 +2,6 @@
  * and for tide_config_set(). Every knob is documented in docs/config.md. */
 #define _GNU_SOURCE
 #include "internal.h"
-#include "objects_internal.h"
 
 #include <sched.h>
 
