@@ -146,6 +146,14 @@ bool tide_queue_remove(tide_queue *q, tide_task *t);
 /* Unlinks and returns the first task for which match(task, arg) holds, or NULL. */
 tide_task *tide_queue_remove_if(tide_queue *q, bool (*match)(const tide_task *, const void *),
                                 const void *arg);
+/* Calls visit(q, task, arg) for each task, front to back (or back to front), under q's lock,
+ * until visit returns false; visit may unlink the task it is given (tide_queue_unlink_locked)
+ * and must not take q's lock. The only way other files walk a queue. */
+void tide_queue_visit(tide_queue *q, bool backwards, bool (*visit)(tide_queue *, tide_task *, void *),
+                      void *arg);
+void tide_queue_unlink_locked(tide_queue *q, tide_task *t);
+/* size_of(first task) under the lock, 0 when empty. */
+size_t tide_queue_front_size(tide_queue *q, size_t (*size_of)(const tide_task *));
 
 /* ---- portable function identity (fnid.c) ------------------------------------------------------ */
 
@@ -252,14 +260,60 @@ bool tide_replica_result(tide_rt *rt, const unsigned char *buf, const tide_wire_
 /* Engine control operations (strategies use values below TIDE_LB_OP_ENGINE). */
 enum { TIDE_CTRL_CANCEL = TIDE_LB_OP_ENGINE, TIDE_CTRL_CANCEL_ACK };
 void tide_replica_control(tide_rt *rt, int src, const tide_control *msg);
-/* Worker: an own replicated task starts here; its copy elsewhere is to be cancelled. */
-void tide_replica_local_start(tide_rt *rt, tide_task *t);
 /* Comm thread: sends the cancels workers asked for. Returns true if it sent any. */
 bool tide_replica_flush_cancels(tide_rt *rt);
 size_t tide_replica_open(const tide_rt *rt);
 void tide_replica_finalize(tide_rt *rt);
-/* Low-level send for engine parts outside commthread.c; takes ownership of buf. */
-void tide_comm_send(tide_rt *rt, int dest, unsigned char *buf, size_t len);
+/* ---- transport (transport.c) ------------------------------------------------------------------ */
+
+typedef struct tide_transport tide_transport;
+
+/* Handlers of the messages the transport does not own, given by the comm thread. */
+typedef struct tide_dispatch {
+    /* A result no offloaded task awaits: true when it answered a replica. */
+    bool (*other_result)(tide_rt *rt, const unsigned char *buf, const tide_wire_header *h,
+                         uint64_t seq);
+    void (*control)(tide_rt *rt, int src, const tide_control *msg);
+} tide_dispatch;
+
+int tide_transport_create(tide_rt *rt);
+/* Aborts if an offloaded task never got its result. */
+void tide_transport_destroy(tide_rt *rt);
+/* Starts sending buf (a whole message; the transport owns and frees it). */
+void tide_transport_send(tide_rt *rt, int dest, unsigned char *buf, size_t len);
+/* The in-flight bound admits a message of len bytes (or nothing else is in flight). */
+bool tide_transport_fits(const tide_rt *rt, size_t len);
+/* Comm-thread loop steps; each returns whether it did something. */
+bool tide_transport_poll(tide_rt *rt, const tide_dispatch *d);
+bool tide_transport_send_results(tide_rt *rt);
+bool tide_transport_send_tasks(tide_rt *rt);
+bool tide_transport_complete(tide_rt *rt);
+/* No send in progress. */
+bool tide_transport_idle(const tide_rt *rt);
+/* Applies a result message to its own task t (outputs, measured time, accounting); every result
+ * of an own task, offloaded or replicated, goes through here. The caller completes the task. */
+void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
+                       const tide_wire_header *h);
+
+/* ---- the phase protocol (phase.c) ------------------------------------------------------------- */
+
+typedef struct tide_protocol tide_protocol;
+
+tide_protocol *tide_protocol_create(tide_rt *rt);
+void tide_protocol_destroy(tide_protocol *p);
+/* One step of the state machine; whether it did something. */
+bool tide_protocol_step(tide_protocol *p);
+/* No phase runs. */
+bool tide_protocol_idle(const tide_protocol *p);
+/* tide_finalize: the closing allgather is done and every send completed. */
+bool tide_protocol_closing_done(tide_protocol *p);
+
+/* ---- replica cancels (worker.c) ---------------------------------------------------------------- */
+
+void tide_cancels_init(tide_rt *rt);
+void tide_cancels_destroy(tide_rt *rt);
+/* Hands every pending cancel to send(rt, seq, holder) and clears the list; returns how many. */
+size_t tide_cancels_drain(tide_rt *rt, void (*send)(tide_rt *, uint64_t seq, int holder));
 
 
 /* ---- statistics (stats.c) --------------------------------------------------------------------- */
@@ -305,7 +359,13 @@ typedef struct tide_worker_slot {
     char pad[TIDE_CACHELINE - 3 * sizeof(double) - sizeof(long)];
 } tide_worker_slot;
 
-typedef struct tide_inflight tide_inflight;
+/* Cancels of replica copies that workers ask for and the comm thread sends (worker.c). */
+typedef struct tide_cancels {
+    pthread_mutex_t lock;
+    uint64_t *seq;
+    int *dest;
+    size_t n, cap;
+} tide_cancels;
 
 struct tide_rt {
     tide_config cfg;
@@ -336,8 +396,8 @@ struct tide_rt {
 
     /* Comm-thread-only state. */
     pthread_t comm;
-    tide_inflight *inflight;
-    tide_queue *outgoing; /* size entries: tasks chosen to move to each rank */
+    struct tide_transport *transport; /* transport.c */
+    struct tide_protocol *protocol;   /* phase.c */
     uint64_t inflight_bytes;
     double L_offloaded, offload_task_max;
     long n_offloaded, n_received; /* n_received: every task that arrived, copies included */
@@ -372,6 +432,7 @@ struct tide_rt {
 
     /* Load prediction (predict.c), comm thread only. */
     struct tide_replicas *replicas; /* replica.c */
+    tide_cancels cancels;
     tide_model *model;
     tide_tool tool;
     bool have_tool;

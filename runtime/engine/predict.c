@@ -196,6 +196,22 @@ void tide_predict_phase(tide_rt *rt)
     rt->task_pred_ready = ok && tide_predict_task_times(rt, NULL, 0);
 }
 
+typedef struct weights {
+    double *times;
+    const double *row_time;
+    long rows, n, k;
+    double scale;
+} weights;
+
+static bool weigh_one(tide_queue *q, tide_task *t, void *arg)
+{
+    (void)q;
+    weights *w = arg;
+    if (w->k >= w->n) return false;
+    w->times[w->k++] = t->sample >= 0 && t->sample < w->rows ? w->scale * w->row_time[t->sample] : 0;
+    return true;
+}
+
 bool tide_predict_task_times(tide_rt *rt, double *times, long n)
 {
     if (!collect) return false;
@@ -213,12 +229,9 @@ bool tide_predict_task_times(tide_rt *rt, double *times, long n)
          * task model's, scaled to sum to L_pred, so the planner's load and weights agree. */
         double scale = sum > 0 && rt->L_pred >= 0 ? rt->L_pred / sum : 1.0;
         /* Queue order: the k-th queued task's sample index gives its row. */
-        long k = 0;
-        pthread_mutex_lock(&rt->local.lock);
-        for (tide_task *t = rt->local.head; t && k < n; t = t->next, k++)
-            times[k] = t->sample >= 0 && t->sample < rows ? scale * all[t->sample] : 0;
-        pthread_mutex_unlock(&rt->local.lock);
-        ok = k == n;
+        weights w = {times, all, rows, n, 0, scale};
+        tide_queue_visit(&rt->local, false, weigh_one, &w);
+        ok = w.k == n;
     }
     free(all);
     free(f);

@@ -93,3 +93,27 @@ tide_task *tide_queue_remove_if(tide_queue *q, bool (*match)(const tide_task *, 
     pthread_mutex_unlock(&q->lock);
     return t;
 }
+
+void tide_queue_visit(tide_queue *q, bool backwards, bool (*visit)(tide_queue *, tide_task *, void *),
+                      void *arg)
+{
+    pthread_mutex_lock(&q->lock);
+    for (tide_task *t = backwards ? q->tail : q->head, *after; t; t = after) {
+        after = backwards ? t->prev : t->next; /* visit may unlink t */
+        if (!visit(q, t, arg)) break;
+    }
+    pthread_mutex_unlock(&q->lock);
+}
+
+void tide_queue_unlink_locked(tide_queue *q, tide_task *t)
+{
+    unlink_locked(q, t);
+}
+
+size_t tide_queue_front_size(tide_queue *q, size_t (*size_of)(const tide_task *))
+{
+    pthread_mutex_lock(&q->lock);
+    size_t len = q->head ? size_of(q->head) : 0;
+    pthread_mutex_unlock(&q->lock);
+    return len;
+}

@@ -23,11 +23,6 @@ typedef struct rep_entry {
 typedef struct tide_replicas {
     rep_entry *buckets[REP_BUCKETS];
     size_t open;
-    /* Cancels requested by workers, sent by the comm thread. */
-    pthread_mutex_t lock;
-    uint64_t *cancel_seq;
-    int *cancel_dest;
-    size_t ncancel, capcancel;
 } tide_replicas;
 
 static tide_replicas *get(tide_rt *rt)
@@ -35,7 +30,6 @@ static tide_replicas *get(tide_rt *rt)
     if (!rt->replicas) {
         rt->replicas = calloc(1, sizeof *rt->replicas);
         if (!rt->replicas) tide_fatal("out of memory for the replica table");
-        pthread_mutex_init(&rt->replicas->lock, NULL);
     }
     return rt->replicas;
 }
@@ -65,32 +59,45 @@ static tide_task *table_take(tide_replicas *r, uint64_t seq)
     return NULL;
 }
 
+typedef struct replication {
+    tide_rt *rt;
+    int dest, n, done;
+} replication;
+
+/* Copies one task into a message, under the queue lock: no worker can start (and write to) a
+ * task while it is packed. Replicas go through the transport's in-flight bound like offloaded
+ * tasks: when it is reached, no more copies this time. */
+static bool replicate_one(tide_queue *q, tide_task *t, void *arg)
+{
+    (void)q;
+    replication *r = arg;
+    tide_rt *rt = r->rt;
+    if (r->done >= r->n) return false;
+    tide_fnid id;
+    if (t->replicated || tide_fnid_of(t->fn, &id) != TIDE_OK) return true;
+    size_t len = sizeof(tide_wire_header) + tide_wire_task_size(t);
+    if (len > (size_t)INT32_MAX) return true;
+    if (!tide_transport_fits(rt, len)) return false;
+    unsigned char *buf = malloc(len);
+    if (!buf) return false;
+    tide_wire_put_task(buf + sizeof(tide_wire_header), t, id);
+    tide_wire_put_header(buf, TIDE_MSG_TASKS, 1, (uint32_t)rt->cphase,
+                         len - sizeof(tide_wire_header), rt->rank);
+    t->replicated = true;
+    t->holder = r->dest;
+    atomic_store(&t->refs, 2);
+    table_put(get(rt), t);
+    tide_transport_send(rt, r->dest, buf, len);
+    r->done++;
+    return true;
+}
+
 int tide_replicate_tasks(tide_rt *rt, int dest, int n)
 {
     if (dest == rt->rank || dest < 0 || dest >= rt->size || n <= 0) return 0;
-    tide_replicas *r = get(rt);
-    int done = 0;
-    /* Copy under the queue lock: no worker can start (and write to) a task while it is packed. */
-    pthread_mutex_lock(&rt->local.lock);
-    for (tide_task *t = rt->local.tail; t && done < n; t = t->prev) {
-        tide_fnid id;
-        if (t->replicated || tide_fnid_of(t->fn, &id) != TIDE_OK) continue;
-        size_t len = sizeof(tide_wire_header) + tide_wire_task_size(t);
-        if (len > (size_t)INT32_MAX) continue;
-        unsigned char *buf = malloc(len);
-        if (!buf) break;
-        tide_wire_put_task(buf + sizeof(tide_wire_header), t, id);
-        tide_wire_put_header(buf, TIDE_MSG_TASKS, 1, (uint32_t)rt->cphase,
-                             len - sizeof(tide_wire_header), rt->rank);
-        t->replicated = true;
-        t->holder = dest;
-        atomic_store(&t->refs, 2);
-        table_put(r, t);
-        tide_comm_send(rt, dest, buf, len);
-        done++;
-    }
-    pthread_mutex_unlock(&rt->local.lock);
-    return done;
+    replication r = {rt, dest, n, 0};
+    tide_queue_visit(&rt->local, true, replicate_one, &r);
+    return r.done;
 }
 
 bool tide_replica_result(tide_rt *rt, const unsigned char *buf, const tide_wire_header *h,
@@ -103,13 +110,8 @@ bool tide_replica_result(tide_rt *rt, const unsigned char *buf, const tide_wire_
         tide_fatal("rank %d answered the replica of task %llu held by rank %d", h->src,
                    (unsigned long long)seq, t->holder);
     if (tide_queue_remove(&rt->local, t)) { /* the original never started: this copy wins */
-        char err[256];
-        if (tide_wire_apply_result(buf, h, t, err, sizeof err) != TIDE_OK)
-            tide_fatal("malformed replica result from rank %d: %s", h->src, err);
-        rt->L_offloaded += t->exec_time;
-        if (t->exec_time > rt->offload_task_max) rt->offload_task_max = t->exec_time;
+        tide_result_apply(rt, t, buf, h);
         rt->n_offloaded++;
-        tide_predict_record_time(t);
         tide_task_release(t); /* the queue's reference */
         tide_task_completed(rt);
     }
@@ -117,41 +119,15 @@ bool tide_replica_result(tide_rt *rt, const unsigned char *buf, const tide_wire_
     return true;
 }
 
-void tide_replica_local_start(tide_rt *rt, tide_task *t)
+static void send_cancel(tide_rt *rt, uint64_t seq, int holder)
 {
-    tide_replicas *r = rt->replicas;
-    pthread_mutex_lock(&r->lock);
-    if (r->ncancel == r->capcancel) {
-        size_t cap = r->capcancel ? 2 * r->capcancel : 64;
-        uint64_t *s = realloc(r->cancel_seq, cap * sizeof *s);
-        if (s) r->cancel_seq = s;
-        int *d = realloc(r->cancel_dest, cap * sizeof *d);
-        if (d) r->cancel_dest = d;
-        if (s && d) r->capcancel = cap;
-    }
-    /* Without its cancel the holder might never answer (if it already left its last
-     * taskwait), and the origin would wait for the answer forever: fail loudly instead. */
-    if (r->ncancel == r->capcancel) tide_fatal("out of memory for a replica cancel");
-    r->cancel_seq[r->ncancel] = t->seq;
-    r->cancel_dest[r->ncancel] = t->holder;
-    r->ncancel++;
-    pthread_mutex_unlock(&r->lock);
-    tide_comm_wake(rt);
+    tide_control c = {TIDE_CTRL_CANCEL, (uint32_t)rt->cphase, 0, seq};
+    tide_send_control(rt, holder, &c);
 }
 
 bool tide_replica_flush_cancels(tide_rt *rt)
 {
-    tide_replicas *r = rt->replicas;
-    if (!r) return false;
-    pthread_mutex_lock(&r->lock);
-    size_t n = r->ncancel;
-    for (size_t i = 0; i < n; i++) {
-        tide_control c = {TIDE_CTRL_CANCEL, (uint32_t)rt->cphase, 0, r->cancel_seq[i]};
-        tide_send_control(rt, r->cancel_dest[i], &c);
-    }
-    r->ncancel = 0;
-    pthread_mutex_unlock(&r->lock);
-    return n > 0;
+    return tide_cancels_drain(rt, send_cancel) > 0;
 }
 
 typedef struct replica_id {
@@ -197,9 +173,6 @@ void tide_replica_finalize(tide_rt *rt)
     tide_replicas *r = rt->replicas;
     if (!r) return;
     if (r->open) tide_fatal("%zu replicas never got an answer", r->open);
-    pthread_mutex_destroy(&r->lock);
-    free(r->cancel_seq);
-    free(r->cancel_dest);
     free(r);
     rt->replicas = NULL;
 }

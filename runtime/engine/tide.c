@@ -114,6 +114,7 @@ static void rt_free(tide_rt *rt)
     tide_queue_destroy(&rt->local);
     tide_queue_destroy(&rt->remote);
     tide_queue_destroy(&rt->results);
+    tide_cancels_destroy(rt);
     pthread_mutex_destroy(&rt->idle_lock);
     pthread_cond_destroy(&rt->work_cv);
     pthread_cond_destroy(&rt->comm_cv);
@@ -145,6 +146,7 @@ int tide_init(int *argc, char ***argv)
     tide_queue_init(&rt->local);
     tide_queue_init(&rt->remote);
     tide_queue_init(&rt->results);
+    tide_cancels_init(rt);
     pthread_mutex_init(&rt->idle_lock, NULL);
     pthread_cond_init(&rt->work_cv, NULL);
     pthread_cond_init(&rt->comm_cv, NULL);

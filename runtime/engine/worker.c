@@ -3,18 +3,8 @@
  * that an idle rank costs no CPU while it waits for the end of the phase. */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <time.h>
-
-void tide_workers_wake(tide_rt *rt)
-{
-    /* Pairs with the fence in wait_for_work: either the waker sees the worker idle, or the
-     * worker sees what the waker published before calling (a store-load pair needs both). */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&rt->idle_workers) == 0) return;
-    pthread_mutex_lock(&rt->idle_lock);
-    pthread_cond_broadcast(&rt->work_cv);
-    pthread_mutex_unlock(&rt->idle_lock);
-}
 
 long tide_task_completed(tide_rt *rt)
 {
@@ -23,9 +13,57 @@ long tide_task_completed(tide_rt *rt)
     return left;
 }
 
+/* The cancels workers ask for, sent by the comm thread (replica.c): an own replicated task
+ * started here, so its copy elsewhere is not needed. */
+void tide_cancels_init(tide_rt *rt)
+{
+    pthread_mutex_init(&rt->cancels.lock, NULL);
+}
+
+void tide_cancels_destroy(tide_rt *rt)
+{
+    pthread_mutex_destroy(&rt->cancels.lock);
+    free(rt->cancels.seq);
+    free(rt->cancels.dest);
+}
+
+static void request_cancel(tide_rt *rt, const tide_task *t)
+{
+    tide_cancels *c = &rt->cancels;
+    pthread_mutex_lock(&c->lock);
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        uint64_t *s = realloc(c->seq, cap * sizeof *s);
+        if (s) c->seq = s;
+        int *d = realloc(c->dest, cap * sizeof *d);
+        if (d) c->dest = d;
+        if (s && d) c->cap = cap;
+    }
+    /* Without its cancel the holder might never answer (if it already left its last
+     * taskwait), and the origin would wait for the answer forever: fail loudly instead. */
+    if (c->n == c->cap) tide_fatal("out of memory for a replica cancel");
+    c->seq[c->n] = t->seq;
+    c->dest[c->n] = t->holder;
+    c->n++;
+    pthread_mutex_unlock(&c->lock);
+    tide_comm_wake(rt);
+}
+
+size_t tide_cancels_drain(tide_rt *rt, void (*send)(tide_rt *, uint64_t seq, int holder))
+{
+    tide_cancels *c = &rt->cancels;
+    pthread_mutex_lock(&c->lock);
+    size_t n = c->n;
+    for (size_t i = 0; i < n; i++)
+        send(rt, c->seq[i], c->dest[i]);
+    c->n = 0;
+    pthread_mutex_unlock(&c->lock);
+    return n;
+}
+
 void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
 {
-    if (t->replicated) tide_replica_local_start(rt, t);
+    if (t->replicated) request_cancel(rt, t);
     double t0 = tide_now();
     t->fn(t->argv);
     double t1 = tide_now();
