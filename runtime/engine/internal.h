@@ -387,6 +387,9 @@ struct tide_rt {
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
     atomic_int phase_done;
     atomic_int plan_ready; /* phases whose strategy has chosen what moves (phase_sync only) */
+    bool plan_at_start;    /* the strategy plans at phase start: own tasks wait for plan_ready */
+    /* Set by a layer above the engine (the objects layer) that must be finalized first. */
+    int (*finalize_layer)(void);
     atomic_bool stop;
     int phase;          /* current phase number (taskwait count) */
     double phase_start; /* tide_now() when taskwait began */

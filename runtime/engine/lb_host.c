@@ -66,6 +66,7 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
         return TIDE_ERR_NOMEM;
     }
     pick_knobs(rt);
+    rt->plan_at_start = h->ops->flags & TIDE_LB_PHASE_SYNC;
     h->actions = (tide_lb_actions){.ctx = rt,
                                    .offload = act_offload,
                                    .offload_selected = act_offload_selected,
@@ -85,7 +86,7 @@ void tide_lb_host_free(tide_rt *rt)
 
 bool tide_lb_phase_sync(const tide_rt *rt)
 {
-    return rt->lb.ops->flags & TIDE_LB_PHASE_SYNC;
+    return rt->plan_at_start;
 }
 
 bool tide_lb_rounds(const tide_rt *rt)

@@ -300,18 +300,6 @@ bool tide_protocol_closing_done(tide_protocol *cs)
     return flag && tide_transport_idle(rt);
 }
 
-void tide_coll_allgatherv(tide_rt *rt, const double *mine, int n, const int *counts, double *out)
-{
-    int *displs = malloc((size_t)rt->size * sizeof *displs);
-    if (!displs) tide_fatal("out of memory for an allgather");
-    int off = 0;
-    for (int i = 0; i < rt->size; i++) {
-        displs[i] = off;
-        off += counts[i];
-    }
-    MPI_Allgatherv(mine, n, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, rt->coll_comm);
-    free(displs);
-}
 
 
 bool tide_protocol_idle(const tide_protocol *cs)

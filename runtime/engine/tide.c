@@ -234,7 +234,7 @@ int tide_finalize(void)
     if (atomic_load(&rt->in_taskwait))
         return tide_fail(TIDE_ERR_STATE, "tide_finalize during tide_taskwait");
     /* The objects layer, if the program used it and did not finalize it itself. */
-    int objects_rc = tide_objects_finalize();
+    int objects_rc = rt->finalize_layer ? rt->finalize_layer() : TIDE_OK;
     /* Tasks submitted after the last taskwait never ran: say so rather than drop them quietly. */
     long leftover = 0;
     for (tide_task *t; (t = tide_queue_pop_front(&rt->local)); leftover++) tide_task_free(t);

@@ -385,6 +385,21 @@ bool tide_transport_poll(tide_rt *rt, const tide_dispatch *d)
     return did;
 }
 
+/* ---- collectives for strategies ------------------------------------------------------------- */
+
+void tide_coll_allgatherv(tide_rt *rt, const double *mine, int n, const int *counts, double *out)
+{
+    int *displs = malloc((size_t)rt->size * sizeof *displs);
+    if (!displs) tide_fatal("out of memory for an allgather");
+    int off = 0;
+    for (int i = 0; i < rt->size; i++) {
+        displs[i] = off;
+        off += counts[i];
+    }
+    MPI_Allgatherv(mine, n, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, rt->coll_comm);
+    free(displs);
+}
+
 /* ---- life cycle -------------------------------------------------------------------------------- */
 
 int tide_transport_create(tide_rt *rt)

@@ -95,7 +95,7 @@ static bool phase_over(tide_rt *rt, int target)
  * until its plan is made, so that what moves is exactly what it chose. */
 static bool may_start_local(tide_rt *rt, int target)
 {
-    return !tide_lb_phase_sync(rt) ||
+    return !rt->plan_at_start ||
            atomic_load_explicit(&rt->plan_ready, memory_order_acquire) >= target;
 }
 

@@ -1,6 +1,6 @@
 /* The objects' directory (every object's owner and size, replicated on every rank) and the
  * table of this rank's objects. Both are sorted by id and change only between iterations. */
-#include "objects_internal.h"
+#include "layer.h"
 
 #include <limits.h>
 #include <stdlib.h>

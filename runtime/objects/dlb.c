@@ -16,7 +16,7 @@
  * (tide_global_packdrop_sim, tide_global_distributed_sim). The simulations resolve the order in which
  * messages arrive differently, so a real run's mapping may differ from the simulated one.
  */
-#include "objects_internal.h"
+#include "layer.h"
 
 #include <math.h>
 #include <sched.h>

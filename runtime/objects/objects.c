@@ -6,7 +6,7 @@
  * its own, folds the messages into the communication graph, reschedules when due, and routes
  * the messages by the mapping that is current then: a message therefore follows an object that
  * just migrated without ever being forwarded. */
-#include "objects_internal.h"
+#include "layer.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -72,6 +72,9 @@ static tide_objects_layer *layer_get(void)
     if (!layer) {
         layer = calloc(1, sizeof *layer);
         if (layer) {
+            /* The engine finalizes the layer if the program did not: it calls up through this
+             * hook rather than knowing the layer above it. */
+            tide_rt_global->finalize_layer = tide_objects_finalize;
             pthread_mutex_init(&layer->pending_lock, NULL);
             pthread_mutex_init(&layer->out_lock, NULL);
             layer->comm = MPI_COMM_NULL;

@@ -1,7 +1,7 @@
 /* Messages between objects: counted into the communication graph, routed after the iteration
  * to wherever the target lives at that moment (after any migration), and handed to the
  * target's next task in a deterministic order. */
-#include "objects_internal.h"
+#include "layer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Statistics of the objects layer: per-iteration rank loads, every rescheduling, and the
  * TIDE_OBJECTS_STATS JSON document (schema in docs/objects.md). */
-#include "objects_internal.h"
+#include "layer.h"
 
 #include <limits.h>
 #include <stdlib.h>

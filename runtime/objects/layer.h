@@ -4,8 +4,8 @@
  * it changes only between iterations, identically everywhere (registration is an allgather,
  * migration follows a mapping every rank computed from the same bytes), so a worker thread can
  * look up a message's target without locking and every rank routes alike. */
-#ifndef TIDE_OBJECTS_INTERNAL_H
-#define TIDE_OBJECTS_INTERNAL_H
+#ifndef TIDE_OBJECTS_LAYER_H
+#define TIDE_OBJECTS_LAYER_H
 
 #include "internal.h"
 #include "tide_global.h"
