@@ -16,251 +16,11 @@
  * (tide_global_packdrop_sim, tide_global_distributed_sim). The simulations resolve the order in which
  * messages arrive differently, so a real run's mapping may differ from the simulated one.
  */
-#include "layer.h"
+#include "dlb.h"
 
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { TAG_GOSSIP = 7101, TAG_PROPOSE = 7102, TAG_REPLY = 7103, TAG_MIGRATE = 7104 };
-
-/* What a gossip message lists: a rank that announced itself and the load it announced. */
-typedef struct gossip_entry {
-    int64_t rank;
-    double load;
-} gossip_entry;
-
-/* One proposal: the proposer's handle (a batch or an object index) and the load offered. */
-typedef struct proposal {
-    int64_t handle;
-    double load;
-} proposal;
-
-typedef struct dlb {
-    tide_objects_layer *L;
-    int np, me;
-    bool packdrop;
-    tide_packdrop_globals g; /* packdrop: ub(avg) is the receivers' limit */
-    double threshold;        /* distributed: this phase's transfer threshold */
-
-    int64_t k;         /* this rank's objects when the round began: L->loc[0 .. k) */
-    double *w;         /* their loads (mean execution time over the window) */
-    int32_t *dest;     /* new owner of each (this rank while it stays) */
-    double load;       /* this rank's load as the protocol goes: own kept + accepted */
-    uint64_t rng;      /* this rank's stream */
-    tide_obj_buf *out; /* np: what this rank sends each rank in the current exchange */
-    tide_obj_buf in;   /* the message being received (reused) */
-
-    /* Gossip: what this rank heard. */
-    double *heard;  /* np: announced load, NAN when not heard of */
-    int32_t *known; /* the ranks heard of, in the order heard */
-    int64_t nknown;
-    bool learned; /* something new in the current round */
-
-    /* Receiver side of the handshake. */
-    tide_obj_buf *reply; /* np: the answers to the current round's proposals */
-    int32_t *asked;      /* ranks that proposed in the current round */
-    int64_t nasked;
-    bool *from; /* np: accepted something from that rank: its states will come */
-
-    /* Counters (this rank's share). */
-    int64_t gossip_rounds, handshake_rounds, gossip_messages, proposals, refused, unplaced;
-} dlb;
-
-static void buf_put(tide_obj_buf *b, const void *p, size_t n)
-{
-    TIDE_OBJ_NEED(tide_obj_buf_reserve(b, n));
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-
-/* Room for a message of n bytes in D->in (what it held before is not kept). */
-static unsigned char *in_room(dlb *D, size_t n)
-{
-    D->in.len = 0;
-    TIDE_OBJ_NEED(tide_obj_buf_reserve(&D->in, n));
-    return D->in.data;
-}
-
-typedef void (*recv_fn)(dlb *D, int src, const unsigned char *buf, size_t len);
-
-/* A sparse exchange without knowing who sends to whom (non-blocking consensus, Hoefler, Siebert
- * and Lumsdaine 2010): every non-empty D->out[r] goes to r by synchronous send; whatever arrives
- * on tag is handed to recv in arrival order; once this rank's sends were all received it joins
- * an Ibarrier, whose completion means every rank's were. The out buffers keep their contents
- * (the caller reads its proposals back when the replies come) until the caller empties them. */
-static void exchange(dlb *D, int tag, recv_fn recv)
-{
-    MPI_Comm comm = D->L->comm;
-    MPI_Request *req = malloc((size_t)D->np * sizeof *req);
-    TIDE_OBJ_NEED(req);
-    int nreq = 0;
-    for (int r = 0; r < D->np; r++)
-        if (D->out[r].len)
-            MPI_Issend(D->out[r].data, tide_obj_mpi_count(D->out[r].len, "protocol message"),
-                       MPI_BYTE, r, tag, comm, &req[nreq++]);
-    bool in_barrier = false;
-    MPI_Request barrier = MPI_REQUEST_NULL;
-    for (;;) {
-        int flag;
-        MPI_Status st;
-        MPI_Message msg;
-        /* Matched probe: the receive takes exactly the probed message. */
-        MPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &msg, &st);
-        if (flag) {
-            int n;
-            MPI_Get_count(&st, MPI_BYTE, &n);
-            unsigned char *rbuf = in_room(D, (size_t)n);
-            MPI_Mrecv(rbuf, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-            recv(D, st.MPI_SOURCE, rbuf, (size_t)n);
-            continue;
-        }
-        int done;
-        if (!in_barrier) {
-            MPI_Testall(nreq, req, &done, MPI_STATUSES_IGNORE);
-            if (done) {
-                MPI_Ibarrier(comm, &barrier);
-                in_barrier = true;
-            }
-        } else {
-            MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-            if (done) break;
-        }
-        if (!done) sched_yield(); /* ranks may share cores with their workers and each other */
-    }
-    free(req);
-}
-
-static bool any_rank(MPI_Comm comm, bool mine)
-{
-    int m = mine, any;
-    MPI_Allreduce(&m, &any, 1, MPI_INT, MPI_LOR, comm);
-    return any != 0;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Gossip: a rank that learned something in a round sends all it knows to fanout random peers in
- * the next; quiescence when a round taught nobody anything.
- * ------------------------------------------------------------------------------------------- */
-static void hear(dlb *D, int64_t rank, double load)
-{
-    if (rank < 0 || rank >= D->np || !isfinite(load))
-        tide_fatal("objects: malformed gossip entry (rank %lld)", (long long)rank);
-    if (!isnan(D->heard[rank])) return;
-    D->heard[rank] = load;
-    D->known[D->nknown++] = (int32_t)rank;
-    D->learned = true;
-}
-
-static void on_gossip(dlb *D, int src, const unsigned char *buf, size_t len)
-{
-    if (len % sizeof(gossip_entry))
-        tide_fatal("objects: gossip message of %zu bytes from rank %d", len, src);
-    for (size_t off = 0; off < len; off += sizeof(gossip_entry)) {
-        gossip_entry e;
-        memcpy(&e, buf + off, sizeof e);
-        hear(D, e.rank, e.load);
-    }
-}
-
-static void gossip(dlb *D, bool announce, int32_t fanout)
-{
-    for (int r = 0; r < D->np; r++)
-        D->heard[r] = NAN;
-    D->nknown = 0;
-    if (announce) hear(D, D->me, D->load);
-    bool fresh = announce;
-    int32_t *peers = malloc((size_t)(fanout > 0 ? fanout : 1) * sizeof *peers);
-    TIDE_OBJ_NEED(peers);
-    while (any_rank(D->L->comm, fresh)) {
-        D->gossip_rounds++;
-        if (fresh) {
-            int32_t n = tide_gossip_peers(D->np, D->me, fanout, &D->rng, peers);
-            for (int32_t p = 0; p < n; p++)
-                for (int64_t i = 0; i < D->nknown; i++) {
-                    gossip_entry e = {D->known[i], D->heard[D->known[i]]};
-                    buf_put(&D->out[peers[p]], &e, sizeof e);
-                }
-            D->gossip_messages += n;
-        }
-        D->learned = false;
-        exchange(D, TAG_GOSSIP, on_gossip);
-        for (int r = 0; r < D->np; r++)
-            D->out[r].len = 0;
-        fresh = D->learned;
-    }
-    free(peers);
-}
-
-/* The announced ranks other than this one, in the order heard. */
-static int64_t targets_of(const dlb *D, int32_t *targets)
-{
-    int64_t m = 0;
-    for (int64_t i = 0; i < D->nknown; i++)
-        if (D->known[i] != D->me) targets[m++] = D->known[i];
-    return m;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * The handshake: proposals out, answers back.
- * ------------------------------------------------------------------------------------------- */
-static void on_propose(dlb *D, int src, const unsigned char *buf, size_t len)
-{
-    if (len % sizeof(proposal) || D->reply[src].len)
-        tide_fatal("objects: unexpected proposal message of %zu bytes from rank %d", len, src);
-    D->asked[D->nasked++] = src;
-    for (size_t off = 0; off < len; off += sizeof(proposal)) {
-        proposal p;
-        memcpy(&p, buf + off, sizeof p);
-        bool ok = D->packdrop ? tide_packdrop_accept(D->load, p.load, &D->g)
-                              : tide_distributed_accept(D->load, p.load, D->threshold);
-        unsigned char a = ok;
-        if (ok) {
-            D->load += p.load;
-            D->from[src] = true;
-        }
-        buf_put(&D->reply[src], &a, 1);
-    }
-}
-
-/* Sends this round's D->out proposals, answers the ones that arrive, and calls on_answer for
- * each of this rank's proposals with the target's verdict, in the order they were written. */
-typedef void (*answer_fn)(dlb *D, void *ctx, int target, const proposal *p, bool accepted);
-
-static void handshake(dlb *D, answer_fn on_answer, void *ctx)
-{
-    D->nasked = 0;
-    exchange(D, TAG_PROPOSE, on_propose);
-    MPI_Request *req = malloc((size_t)(D->nasked + 1) * sizeof *req);
-    TIDE_OBJ_NEED(req);
-    for (int64_t i = 0; i < D->nasked; i++) {
-        int r = D->asked[i];
-        MPI_Isend(D->reply[r].data, tide_obj_mpi_count(D->reply[r].len, "reply"), MPI_BYTE, r,
-                  TAG_REPLY, D->L->comm, &req[i]);
-    }
-    for (int t = 0; t < D->np; t++) {
-        size_t n = D->out[t].len / sizeof(proposal);
-        if (!n) continue;
-        unsigned char *answers = in_room(D, n);
-        MPI_Status st;
-        int got;
-        MPI_Recv(answers, tide_obj_mpi_count(n, "reply"), MPI_BYTE, t, TAG_REPLY, D->L->comm, &st);
-        MPI_Get_count(&st, MPI_BYTE, &got);
-        if ((size_t)got != n)
-            tide_fatal("objects: rank %d answered %d of %zu proposals", t, got, n);
-        for (size_t i = 0; i < n; i++) {
-            proposal p;
-            memcpy(&p, D->out[t].data + i * sizeof p, sizeof p);
-            on_answer(D, ctx, t, &p, answers[i] != 0);
-        }
-        D->out[t].len = 0;
-    }
-    MPI_Waitall((int)D->nasked, req, MPI_STATUSES_IGNORE);
-    free(req);
-    for (int64_t i = 0; i < D->nasked; i++)
-        D->reply[D->asked[i]].len = 0;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * PackDrop.
@@ -325,19 +85,19 @@ static void run_packdrop(dlb *D, const tide_global_params *prm, double *t_gather
     if (D->load > D->g.ub &&
         tide_packdrop_assemble(D->k, D->w, 0.0, &D->g, batch_of, &nb, bload) != TIDE_PLAN_OK)
         tide_fatal("objects: packdrop rejected this rank's loads");
-    if (!any_rank(D->L->comm, nb > 0)) {
+    if (!dlb_any_rank(D->L->comm, nb > 0)) {
         free(batch_of);
         free(bload);
         return;
     }
-    gossip(D, D->load < D->g.avg, prm->gossip_fanout);
+    dlb_gossip(D, D->load < D->g.avg, prm->gossip_fanout);
 
     /* BatchSend: each pending batch to its next known target, round by round. */
     int32_t *targets = malloc((size_t)D->np * sizeof *targets);
     pd_ctx C = {.b = malloc((size_t)(nb + 1) * sizeof *C.b),
                 .pending = malloc((size_t)(nb + 1) * sizeof *C.pending)};
     TIDE_OBJ_NEED(targets && C.b && C.pending);
-    C.m = targets_of(D, targets);
+    C.m = dlb_targets_of(D, targets);
     int64_t *round = malloc((size_t)(nb + 1) * sizeof *round);
     TIDE_OBJ_NEED(round);
     for (int64_t b = 0; b < nb; b++) {
@@ -353,7 +113,7 @@ static void run_packdrop(dlb *D, const tide_global_params *prm, double *t_gather
             C.b[b].stride = C.b[b].stride % C.m + 1;
         C.pending[C.npend++] = b;
     }
-    while (any_rank(D->L->comm, C.npend > 0)) {
+    while (dlb_any_rank(D->L->comm, C.npend > 0)) {
         D->handshake_rounds++;
         int64_t n = C.npend;
         memcpy(round, C.pending, (size_t)n * sizeof *round);
@@ -364,9 +124,9 @@ static void run_packdrop(dlb *D, const tide_global_params *prm, double *t_gather
             B->tries++;
             D->proposals++;
             proposal p = {round[i], B->load};
-            buf_put(&D->out[t], &p, sizeof p);
+            dlb_buf_put(&D->out[t], &p, sizeof p);
         }
-        handshake(D, pd_answer, &C);
+        dlb_handshake(D, pd_answer, &C);
     }
     for (int64_t i = 0; i < D->k; i++)
         if (batch_of[i] >= 0 && C.b[batch_of[i]].target >= 0) D->dest[i] = C.b[batch_of[i]].target;
@@ -424,8 +184,8 @@ static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gat
     double avg = sum / D->np, goal = prm->dist_target_ratio * avg;
     /* Every rank must take the same branch before a collective: a floating-point sum is not
      * guaranteed bit-identical on all ranks, so the decision itself is reduced. */
-    if (any_rank(D->L->comm, !(avg > 0.0) || max <= goal)) return;
-    gossip(D, D->load < goal, prm->gossip_fanout);
+    if (dlb_any_rank(D->L->comm, !(avg > 0.0) || max <= goal)) return;
+    dlb_gossip(D, D->load < goal, prm->gossip_fanout);
 
     int32_t *targets = malloc((size_t)D->np * sizeof *targets);
     double *view = malloc((size_t)D->np * sizeof *view), *cdf = malloc((size_t)D->np * sizeof *cdf);
@@ -434,7 +194,7 @@ static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gat
                   .sent = calloc((size_t)D->np, sizeof *C.sent),
                   .full = calloc((size_t)D->np, sizeof *C.full)};
     TIDE_OBJ_NEED(targets && view && cdf && objs && C.slot && C.sent && C.full);
-    int64_t m = targets_of(D, targets);
+    int64_t m = dlb_targets_of(D, targets);
     for (int r = 0; r < D->np; r++)
         C.slot[r] = -1;
     for (int64_t i = 0; i < m; i++)
@@ -464,18 +224,18 @@ static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gat
                     break; /* as DistributedLB: no room found, this sender is done this phase */
                 }
                 proposal p = {o, w};
-                buf_put(&D->out[targets[i]], &p, sizeof p);
+                dlb_buf_put(&D->out[targets[i]], &p, sizeof p);
                 D->proposals++;
                 view[i] += w;
                 projected -= w;
             }
         }
-        handshake(D, dist_answer, &C);
+        dlb_handshake(D, dist_answer, &C);
         double new_max;
         MPI_Allreduce(&D->load, &new_max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
         double old_ratio = ratio;
         ratio = new_max / avg;
-        if (any_rank(D->L->comm, ratio <= prm->dist_target_ratio || threshold <= goal ||
+        if (dlb_any_rank(D->L->comm, ratio <= prm->dist_target_ratio || threshold <= goal ||
                                      phase >= prm->dist_max_phases))
             break;
         threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
@@ -492,99 +252,6 @@ static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gat
 /* ---------------------------------------------------------------------------------------------
  * Confirmation with the states, then the directory.
  * ------------------------------------------------------------------------------------------- */
-typedef struct move {
-    int64_t id, to;
-} move;
-
-/* Sends every object with a destination there (one message per receiver), adopts the objects
- * of every rank this one accepted from, and returns the moves (id, new owner) this rank made. */
-static move *confirm_and_migrate(dlb *D, int64_t *nmoves, int64_t *bytes)
-{
-    tide_objects_layer *L = D->L;
-    move *mv = malloc((size_t)(D->k + 1) * sizeof *mv);
-    TIDE_OBJ_NEED(mv);
-    int64_t n = 0, kept = 0;
-    *bytes = 0;
-    for (int64_t i = 0; i < D->k; i++) {
-        tide_obj *o = L->loc[i];
-        int32_t to = D->dest[i];
-        if (to == L->rank) {
-            L->loc[kept++] = o;
-            continue;
-        }
-        if (o->ninbox)
-            tide_fatal("objects: object %lld migrates with undelivered messages", (long long)o->id);
-        tide_obj_buf *b = &D->out[to];
-        TIDE_OBJ_NEED(tide_obj_buf_reserve(b, tide_objmig_size(o)));
-        b->len += tide_objmig_pack(o, b->data + b->len);
-        mv[n++] = (move){o->id, to};
-        *bytes += (int64_t)o->size;
-        tide_obj_free(o);
-    }
-    L->nloc = kept;
-    MPI_Request *req = malloc((size_t)D->np * sizeof *req);
-    TIDE_OBJ_NEED(req);
-    int nreq = 0;
-    for (int r = 0; r < D->np; r++)
-        if (D->out[r].len)
-            MPI_Isend(D->out[r].data, tide_obj_mpi_count(D->out[r].len, "migration"), MPI_BYTE, r,
-                      TAG_MIGRATE, L->comm, &req[nreq++]);
-    for (int r = 0; r < D->np; r++) {
-        if (!D->from[r]) continue;
-        MPI_Status st;
-        int len;
-        MPI_Probe(r, TAG_MIGRATE, L->comm, &st);
-        MPI_Get_count(&st, MPI_BYTE, &len);
-        unsigned char *buf = in_room(D, (size_t)len);
-        MPI_Recv(buf, len, MPI_BYTE, r, TAG_MIGRATE, L->comm, MPI_STATUS_IGNORE);
-        tide_objmig_adopt(L, buf, (size_t)len, NULL);
-    }
-    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    free(req);
-    for (int r = 0; r < D->np; r++)
-        D->out[r].len = 0;
-    tide_objloc_sort(L);
-    *nmoves = n;
-    return mv;
-}
-
-/* Every rank applies every move to its copy of the directory; then each checks that it holds
- * exactly the objects the directory gives it. */
-static void update_directory(tide_objects_layer *L, const move *mv, int64_t n)
-{
-    int mine = tide_obj_mpi_count((size_t)n * sizeof *mv, "directory update");
-    int *counts = malloc((size_t)L->size * sizeof *counts),
-        *displs = malloc((size_t)L->size * sizeof *displs);
-    TIDE_OBJ_NEED(counts && displs);
-    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, L->comm);
-    size_t total = 0;
-    for (int r = 0; r < L->size; r++) {
-        displs[r] = tide_obj_mpi_count(total, "directory update");
-        total += (size_t)counts[r];
-    }
-    move *all = malloc(total + 1);
-    TIDE_OBJ_NEED(all);
-    MPI_Allgatherv(mv, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, L->comm);
-    for (size_t i = 0; i < total / sizeof *all; i++) {
-        int64_t k = tide_objdir_find(L, all[i].id);
-        if (k < 0 || all[i].to < 0 || all[i].to >= L->size)
-            tide_fatal("objects: a move names unknown object %lld or rank %lld",
-                       (long long)all[i].id, (long long)all[i].to);
-        L->dir_owner[k] = (int32_t)all[i].to;
-    }
-    for (int64_t i = 0; i < L->nloc; i++) {
-        int64_t k = tide_objdir_find(L, L->loc[i]->id);
-        if (k < 0 || L->dir_owner[k] != L->rank)
-            tide_fatal("objects: rank %d holds object %lld that the directory places elsewhere",
-                       L->rank, (long long)L->loc[i]->id);
-    }
-    free(all);
-    free(counts);
-    free(displs);
-}
-
-/* Message volume per iteration, sent by this rank's executed objects, between objects the
- * directory places on different ranks. */
 static double crossing_volume(const tide_objects_layer *L)
 {
     double v = 0;
@@ -629,8 +296,8 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
     tide_objstats_keep_last(L, D.w, D.dest);
     double comm_before = crossing_volume(L);
     int64_t nmoves, bytes;
-    move *mv = confirm_and_migrate(&D, &nmoves, &bytes);
-    update_directory(L, mv, nmoves);
+    move *mv = dlb_confirm_and_migrate(&D, &nmoves, &bytes);
+    dlb_update_directory(L, mv, nmoves);
     double t2 = tide_now();
     double comm_after = crossing_volume(L);
 
