@@ -67,7 +67,7 @@ static int try_decode(const unsigned char *msg, size_t len, char *err, size_t er
     b->len = len;
     tide_task *tasks[64] = {0};
     rc = h.kind == TIDE_MSG_TASKS && h.count <= 64
-             ? tide_wire_decode_tasks(b, &h, tasks, 0, err, errlen)
+             ? tide_wire_decode_tasks(b, &h, tasks, err, errlen)
              : TIDE_ERR_INVALID;
     for (int i = 0; i < 64; i++) tide_task_free(tasks[i]);
     tide_rbuf_release(b);
@@ -94,7 +94,7 @@ int main(void)
     b->data = copy;
     b->len = len;
     tide_task *got[2];
-    CHECK(tide_wire_decode_tasks(b, &h, got, 0, err, sizeof err) == TIDE_OK, "%s", err);
+    CHECK(tide_wire_decode_tasks(b, &h, got, err, sizeof err) == TIDE_OK, "%s", err);
     CHECK(got[1]->seq == 11 && got[1]->origin == 3 && got[1]->fn == body, "ids");
     CHECK(got[0]->nfeat == 2 && got[0]->features[1] == -2, "features");
     CHECK(memcmp(got[0]->argv[0], in, NIN) == 0, "IN data");

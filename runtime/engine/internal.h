@@ -201,7 +201,7 @@ int tide_wire_check_header(const unsigned char *buf, size_t len, tide_wire_heade
 /* Decodes every task record of a validated TASKS message into remote tasks that read their
  * IN/VALUE data from the buffer and write OUT/INOUT data to their own result message. On
  * error, frees what it built and describes the problem. */
-int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out, int me,
+int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out,
                            char *err, size_t errlen);
 /* Builds nothing: checks a RESULT message against the task it answers and copies the outputs
  * into the task's (application) buffers. */

@@ -302,7 +302,7 @@ static void handle_tasks(tide_rt *rt, unsigned char *buf, size_t len, const tide
     b->data = buf;
     b->len = len;
     char err[256];
-    if (tide_wire_decode_tasks(b, h, tasks, rt->rank, err, sizeof err) != TIDE_OK)
+    if (tide_wire_decode_tasks(b, h, tasks, err, sizeof err) != TIDE_OK)
         tide_fatal("malformed task message from rank %d: %s", h->src, err);
     for (uint32_t i = 0; i < h->count; i++) {
         if (tasks[i]->origin != h->src)

@@ -4,6 +4,8 @@
  * message cannot cause a misaligned access either. */
 #include "internal.h"
 
+#include <stdarg.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,126 +142,151 @@ static bool take(cursor *c, void *dst, uint64_t n)
     return true;
 }
 
-static int decode_one(cursor *c, tide_rbuf *b, int me, tide_task **out, char *err, size_t errlen)
-{
+/* A task record's fixed part and argument descriptors, checked before anything is built. */
+typedef struct record {
     uint64_t seq, fmod, foff;
     int32_t origin;
-    uint32_t nargs, nfeat, pad;
-    if (!take(c, &seq, 8) || !take(c, &origin, 4) || !take(c, &nargs, 4) || !take(c, &nfeat, 4) ||
-        !take(c, &pad, 4) || !take(c, &fmod, 8) || !take(c, &foff, 8)) {
-        snprintf(err, errlen, "task record truncated");
-        return TIDE_ERR_INVALID;
-    }
-    if (nargs > TIDE_MAX_ARGS || nfeat > TIDE_MAX_FEATURES) {
-        snprintf(err, errlen, "task record with %u arguments and %u features (limits %d, %d)",
-                 nargs, nfeat, TIDE_MAX_ARGS, TIDE_MAX_FEATURES);
-        return TIDE_ERR_INVALID;
-    }
+    uint32_t nargs, nfeat;
     uint32_t modes[TIDE_MAX_ARGS];
     uint64_t sizes[TIDE_MAX_ARGS];
-    uint64_t out_bytes = 0, in_bytes = 0;
-    for (uint32_t i = 0; i < nargs; i++) {
-        if (!take(c, &modes[i], 4) || !take(c, &pad, 4) || !take(c, &sizes[i], 8)) {
-            snprintf(err, errlen, "argument descriptors truncated");
-            return TIDE_ERR_INVALID;
-        }
-        if (modes[i] < TIDE_IN || modes[i] > TIDE_VALUE) {
-            snprintf(err, errlen, "argument %u has unknown mode %u", i, modes[i]);
-            return TIDE_ERR_INVALID;
-        }
+    uint64_t in_bytes, out_bytes;
+} record;
+
+static int bad_record(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad_record(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int read_head(cursor *c, record *r, char *err, size_t errlen)
+{
+    uint32_t pad;
+    if (!take(c, &r->seq, 8) || !take(c, &r->origin, 4) || !take(c, &r->nargs, 4) ||
+        !take(c, &r->nfeat, 4) || !take(c, &pad, 4) || !take(c, &r->fmod, 8) ||
+        !take(c, &r->foff, 8))
+        return bad_record(err, errlen, TIDE_ERR_INVALID, "task record truncated");
+    if (r->nargs > TIDE_MAX_ARGS || r->nfeat > TIDE_MAX_FEATURES)
+        return bad_record(err, errlen, TIDE_ERR_INVALID,
+                          "task record with %u arguments and %u features (limits %d, %d)",
+                          r->nargs, r->nfeat, TIDE_MAX_ARGS, TIDE_MAX_FEATURES);
+    return TIDE_OK;
+}
+
+static int read_descriptors(cursor *c, record *r, char *err, size_t errlen)
+{
+    uint32_t pad;
+    r->in_bytes = r->out_bytes = 0;
+    for (uint32_t i = 0; i < r->nargs; i++) {
+        if (!take(c, &r->modes[i], 4) || !take(c, &pad, 4) || !take(c, &r->sizes[i], 8))
+            return bad_record(err, errlen, TIDE_ERR_INVALID, "argument descriptors truncated");
+        if (r->modes[i] < TIDE_IN || r->modes[i] > TIDE_VALUE)
+            return bad_record(err, errlen, TIDE_ERR_INVALID, "argument %u has unknown mode %u",
+                              i, r->modes[i]);
         /* Inputs must lie in this message; outputs must not exceed what a message could hold. */
-        if (sizes[i] > ((uint64_t)1 << 40) ||
-            (carries_input((int)modes[i]) && PAD8(sizes[i]) > c->left)) {
-            snprintf(err, errlen, "argument %u claims %llu bytes, the message has %llu left", i,
-                     (unsigned long long)sizes[i], (unsigned long long)c->left);
-            return TIDE_ERR_INVALID;
-        }
-        if (carries_output((int)modes[i])) out_bytes += PAD8(sizes[i]);
-        if (carries_input((int)modes[i])) in_bytes += PAD8(sizes[i]);
+        if (r->sizes[i] > ((uint64_t)1 << 40) ||
+            (carries_input((int)r->modes[i]) && PAD8(r->sizes[i]) > c->left))
+            return bad_record(err, errlen, TIDE_ERR_INVALID,
+                              "argument %u claims %llu bytes, the message has %llu left", i,
+                              (unsigned long long)r->sizes[i], (unsigned long long)c->left);
+        if (carries_output((int)r->modes[i])) r->out_bytes += PAD8(r->sizes[i]);
+        if (carries_input((int)r->modes[i])) r->in_bytes += PAD8(r->sizes[i]);
     }
     /* Each size is below 2^40 and there are at most TIDE_MAX_ARGS: the sums cannot overflow. */
-    if (in_bytes + (uint64_t)nfeat * sizeof(double) > c->left) {
-        snprintf(err, errlen, "arguments claim %llu input bytes, the message has %llu left",
-                 (unsigned long long)in_bytes, (unsigned long long)c->left);
-        return TIDE_ERR_INVALID;
-    }
-    if (HDR_SIZE + RESULT_REC + 8ull * nargs + out_bytes > (uint64_t)INT32_MAX) {
-        snprintf(err, errlen, "task outputs of %llu bytes exceed the 2 GiB message limit",
-                 (unsigned long long)out_bytes);
-        return TIDE_ERR_INVALID;
-    }
-    tide_fnid id = {fmod, foff};
-    tide_task_fn fn = tide_fnid_resolve(id);
-    if (!fn) {
-        snprintf(err, errlen, "task function (object %016llx, offset %llu) is not loaded here",
-                 (unsigned long long)fmod, (unsigned long long)foff);
-        return TIDE_ERR_INVALID;
-    }
-    tide_task *t = tide_task_alloc((int)nargs, 0, NULL);
-    size_t rlen = HDR_SIZE + RESULT_REC + 8ull * nargs + out_bytes;
-    unsigned char *res = t ? malloc(rlen) : NULL;
-    if (!res) {
-        free(t);
-        snprintf(err, errlen, "out of memory for a received task");
-        return TIDE_ERR_NOMEM;
-    }
-    t->fn = fn;
-    t->seq = seq;
-    t->origin = origin;
-    t->remote = true;
-    t->nfeat = (int)nfeat;
-    t->result = res;
-    t->result_len = rlen;
-    if (!take(c, t->features, (uint64_t)nfeat * sizeof(double))) {
-        tide_task_free(t);
-        snprintf(err, errlen, "features truncated");
-        return TIDE_ERR_INVALID;
-    }
-    /* Result record: the id now, the execution time when the task has run. */
-    unsigned char *r = res + HDR_SIZE;
-    memset(r, 0, RESULT_REC);
-    memcpy(r, &seq, 8);
-    memcpy(r + 8, &origin, 4);
-    memcpy(r + 12, &nargs, 4);
-    unsigned char *rsizes = r + RESULT_REC;
-    unsigned char *rdata = rsizes + 8ull * nargs;
-    for (uint32_t i = 0; i < nargs; i++) {
-        int mode = (int)modes[i];
-        uint64_t outsz = carries_output(mode) ? sizes[i] : 0;
+    if (r->in_bytes + (uint64_t)r->nfeat * sizeof(double) > c->left)
+        return bad_record(err, errlen, TIDE_ERR_INVALID,
+                          "arguments claim %llu input bytes, the message has %llu left",
+                          (unsigned long long)r->in_bytes, (unsigned long long)c->left);
+    if (HDR_SIZE + RESULT_REC + 8ull * r->nargs + r->out_bytes > (uint64_t)INT32_MAX)
+        return bad_record(err, errlen, TIDE_ERR_INVALID,
+                          "task outputs of %llu bytes exceed the 2 GiB message limit",
+                          (unsigned long long)r->out_bytes);
+    return TIDE_OK;
+}
+
+/* Points the task's arguments at the received message (IN, VALUE: read in place) or at its
+ * result message (OUT, INOUT), and writes the result record's id and output sizes. */
+static void bind_arguments(cursor *c, const record *r, tide_task *t)
+{
+    unsigned char *rec = t->result + HDR_SIZE;
+    memset(rec, 0, RESULT_REC);
+    memcpy(rec, &r->seq, 8);
+    memcpy(rec + 8, &r->origin, 4);
+    memcpy(rec + 12, &r->nargs, 4);
+    unsigned char *rsizes = rec + RESULT_REC;
+    unsigned char *rdata = rsizes + 8ull * r->nargs;
+    for (uint32_t i = 0; i < r->nargs; i++) {
+        int mode = (int)r->modes[i];
+        uint64_t size = r->sizes[i], outsz = carries_output(mode) ? size : 0;
         memcpy(rsizes + 8ull * i, &outsz, 8);
-        t->args[i] = (tide_arg){NULL, (size_t)sizes[i], (tide_arg_mode)mode};
+        t->args[i] = (tide_arg){NULL, (size_t)size, (tide_arg_mode)mode};
         if (carries_output(mode)) {
             t->args[i].ptr = rdata;
-            memset(rdata + sizes[i], 0, PAD8(sizes[i]) - sizes[i]);
-            rdata += PAD8(sizes[i]);
+            memset(rdata + size, 0, PAD8(size) - size);
+            rdata += PAD8(size);
         }
         if (carries_input(mode)) {
             const unsigned char *src = c->p;
-            take(c, NULL, PAD8(sizes[i])); /* in_bytes was checked against the message */
+            take(c, NULL, PAD8(size)); /* in_bytes was checked against the message */
             if (mode == TIDE_INOUT) {
-                if (sizes[i]) memcpy(t->args[i].ptr, src, sizes[i]); /* the one unpack copy */
+                if (size) memcpy(t->args[i].ptr, src, size); /* the one unpack copy */
             } else {
                 t->args[i].ptr = (void *)src; /* IN and VALUE: read in place, no copy */
             }
         }
-        if (sizes[i] == 0 && mode != TIDE_OUT && mode != TIDE_INOUT) t->args[i].ptr = NULL;
+        if (size == 0 && mode != TIDE_OUT && mode != TIDE_INOUT) t->args[i].ptr = NULL;
         t->argv[i] = t->args[i].ptr;
     }
-    (void)me;
+}
+
+static int decode_one(cursor *c, tide_rbuf *b, tide_task **out, char *err, size_t errlen)
+{
+    record r = {0};
+    int rc = read_head(c, &r, err, errlen);
+    if (rc == TIDE_OK) rc = read_descriptors(c, &r, err, errlen);
+    if (rc != TIDE_OK) return rc;
+    tide_task_fn fn = tide_fnid_resolve((tide_fnid){r.fmod, r.foff});
+    if (!fn)
+        return bad_record(err, errlen, TIDE_ERR_INVALID,
+                          "task function (object %016llx, offset %llu) is not loaded here",
+                          (unsigned long long)r.fmod, (unsigned long long)r.foff);
+    tide_task *t = tide_task_alloc((int)r.nargs, 0, NULL);
+    size_t rlen = HDR_SIZE + RESULT_REC + 8ull * r.nargs + r.out_bytes;
+    unsigned char *res = t ? malloc(rlen) : NULL;
+    if (!res) {
+        free(t);
+        return bad_record(err, errlen, TIDE_ERR_NOMEM, "out of memory for a received task");
+    }
+    t->fn = fn;
+    t->seq = r.seq;
+    t->origin = r.origin;
+    t->remote = true;
+    t->nfeat = (int)r.nfeat;
+    t->result = res;
+    t->result_len = rlen;
+    if (!take(c, t->features, (uint64_t)r.nfeat * sizeof(double))) {
+        tide_task_free(t);
+        return bad_record(err, errlen, TIDE_ERR_INVALID, "features truncated");
+    }
+    bind_arguments(c, &r, t);
     atomic_fetch_add(&b->refs, 1);
     t->rbuf = b;
     *out = t;
     return TIDE_OK;
 }
 
-int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out, int me,
+int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out,
                            char *err, size_t errlen)
 {
     cursor c = {b->data + HDR_SIZE, h->payload_len};
     uint32_t n = 0;
     int rc = TIDE_OK;
     for (; n < h->count; n++) {
-        rc = decode_one(&c, b, me, &out[n], err, errlen);
+        rc = decode_one(&c, b, &out[n], err, errlen);
         if (rc != TIDE_OK) break;
     }
     if (rc == TIDE_OK && c.left != 0) {
