@@ -57,3 +57,15 @@ function(tide_task_strategy_names out)
   list(SORT names)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()
+
+# Strategy tests check the strategy's effect, not only the results: tests/lb_effect.py runs the
+# test's command with the strategy its environment names (KNOB: TIDE_LB or TIDE_GLOBAL_LB) and
+# again with none, and requires that work moved and that R_imb (TIDE_STATS phases[].W) fell.
+# tide_lb_effect(<var> <test name> <knob> [lb_effect.py options...]) sets <var> to the prefix;
+# the test is then add_test(NAME <test name> COMMAND ${<var>} -- <command...>).
+set(TIDE_LB_EFFECT_PY ${CMAKE_CURRENT_LIST_DIR}/../tests/lb_effect.py)
+function(tide_lb_effect var name knob)
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  set(${var} ${Python3_EXECUTABLE} ${TIDE_LB_EFFECT_PY} --out ${CMAKE_CURRENT_BINARY_DIR}/${name}
+    --knob ${knob} ${ARGN} PARENT_SCOPE)
+endfunction()

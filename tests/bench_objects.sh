@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rescheduling time of the objects layer vs ranks (docs/objects-performance.md).
+# Rescheduling time of the objects layer vs ranks (docs/archive/objects-performance.md).
 # Usage: tests/bench_objects.sh BUILD_DIR [N [REPS]]   (ranks 1 2 4 8, oversubscribed)
 set -eu
 build=${1:?usage: bench_objects.sh BUILD_DIR [N [REPS]]}

@@ -91,8 +91,9 @@ static int task_observe(void *state, const tide_phase_obs *obs)
             t->head = (t->head + 1) % TASK_ROWS_MAX;
         else
             t->count++;
-        memcpy(t->feat + (size_t)slot * t->nfeat, ts->features + (size_t)i * t->nfeat,
-               sizeof(double) * (size_t)t->nfeat);
+        if (t->nfeat) /* tasks without features (features may be NULL) still give a time */
+            memcpy(t->feat + (size_t)slot * t->nfeat, ts->features + (size_t)i * t->nfeat,
+                   sizeof(double) * (size_t)t->nfeat);
         t->time[slot] = obs->task_times[i];
         t->phase[slot] = ph;
     }

@@ -1,0 +1,238 @@
+/* The headline formulas of the statistics (docs/stats.md, shared/DESIGN.md "Key notions") on
+ * logs built by hand, every expected value worked out in the comments. No MPI run: stats.c
+ * only reads the log.
+ *
+ *   test_stats                         tide_stats_compute and tide_stats_add_phase
+ *   test_stats --json PYTHON3 OUT.json tide_stats_write_json: OUT.json parses (python3's json)
+ *                                      and holds the hand values */
+#include "internal.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CHECK_NEAR(got, want)                                                                      \
+    CHECK(fabs((double)(got) - (double)(want)) <= 1e-9 * fmax(1.0, fabs((double)(want))),          \
+          "%s = %.17g, expected %.17g", #got, (double)(got), (double)(want))
+
+/* One rank's record without a prediction; the other fields as given. */
+static tide_rank_record rec(double W, double L, double task_max, double tasks, double offloaded,
+                            double received, double bytes_sent)
+{
+    return (tide_rank_record){.W = W,
+                              .L = L,
+                              .L_pred = -1,
+                              .task_max = task_max,
+                              .time = W,
+                              .tasks = tasks,
+                              .offloaded = offloaded,
+                              .received = received,
+                              .bytes_sent = bytes_sent,
+                              .L_unc = -1};
+}
+
+static tide_phase_log log_of(int nranks)
+{
+    return (tide_phase_log){.nranks = nranks};
+}
+
+/* 4 ranks x 2 threads. W = 1, 2, 3, 2: W_max 3, W_avg 2, R_imb = 3/2 - 1 = 0.5.
+ * L = 2, 4, 6, 4: L_total 16, work per worker 16 / (4 x 2) = 2 > longest task 1: ideal 2. */
+static void typical_phase(void)
+{
+    tide_phase_log log = log_of(4);
+    tide_rank_record r[4] = {rec(1, 2, 0.5, 4, 0, 1, 0), rec(2, 4, 1.0, 8, 1, 0, 1000),
+                             rec(3, 6, 0.75, 12, 3, 0, 3000), rec(2, 4, 0.25, 8, 0, 3, 24)};
+    r[2].L_pred = 5.5;
+    r[2].L_unc = 0.25;
+    r[2].time = 3.25;
+    r[0].time = 3.5;
+    CHECK_OK(tide_stats_add_phase(&log, r));
+    tide_phase_stats s;
+    tide_stats_compute(&log, 0, 2, 2, &s);
+    CHECK(s.phase == 0, "phase %d", s.phase);
+    CHECK_NEAR(s.W_max, 3);
+    CHECK_NEAR(s.W_avg, 2);
+    CHECK_NEAR(s.R_imb, 0.5);
+    CHECK_NEAR(s.L_total, 16);
+    CHECK_NEAR(s.ideal, 2);
+    CHECK_NEAR(s.time, 3.5); /* rank 0's taskwait */
+    CHECK(s.tasks == 32 && s.offloaded == 4 && s.bytes_moved == 4024,
+          "tasks %lld offloaded %lld bytes %lld", (long long)s.tasks, (long long)s.offloaded,
+          (long long)s.bytes_moved);
+    /* The asking rank's own values (me = 2). */
+    CHECK_NEAR(s.W_self, 3);
+    CHECK_NEAR(s.L_self, 6);
+    CHECK_NEAR(s.L_pred_self, 5.5);
+    CHECK_NEAR(s.L_unc_self, 0.25);
+    CHECK(s.tasks_self == 12 && s.offloaded_self == 3 && s.received_self == 0, "own counts");
+    /* Rank 1 has no prediction: its uncertainty reads -1 whatever the record says. */
+    r[1].L_unc = 7;
+    CHECK_OK(tide_stats_add_phase(&log, r));
+    tide_stats_compute(&log, 1, 2, 1, &s);
+    CHECK(s.phase == 1 && s.L_pred_self == -1 && s.L_unc_self == -1, "no prediction");
+    tide_stats_free(&log);
+}
+
+/* 2 ranks x 4 threads, one long task: L_total 2 over 8 workers is 0.25, the longest task 0.9,
+ * so ideal = 0.9. W = 0.9, 0.3: W_avg 0.6, R_imb = 0.9 / 0.6 - 1 = 0.5. */
+static void longest_task_dominates(void)
+{
+    tide_phase_log log = log_of(2);
+    tide_rank_record r[2] = {rec(0.9, 1, 0.9, 2, 0, 0, 0), rec(0.3, 1, 0.1, 10, 0, 0, 0)};
+    CHECK_OK(tide_stats_add_phase(&log, r));
+    tide_phase_stats s;
+    tide_stats_compute(&log, 0, 4, 0, &s);
+    CHECK_NEAR(s.ideal, 0.9);
+    CHECK_NEAR(s.L_total, 2);
+    CHECK_NEAR(s.W_avg, 0.6);
+    CHECK_NEAR(s.R_imb, 0.5);
+    /* Fewer threads: 2 / (2 x 1) = 1 > 0.9, the work per worker rules again. */
+    tide_stats_compute(&log, 0, 1, 0, &s);
+    CHECK_NEAR(s.ideal, 1);
+    tide_stats_free(&log);
+}
+
+/* An empty phase: every W is 0, so R_imb is 0 (defined, not 0/0) and ideal 0. */
+static void empty_phase(void)
+{
+    tide_phase_log log = log_of(3);
+    tide_rank_record r[3] = {rec(0, 0, 0, 0, 0, 0, 0), rec(0, 0, 0, 0, 0, 0, 0),
+                             rec(0, 0, 0, 0, 0, 0, 0)};
+    CHECK_OK(tide_stats_add_phase(&log, r));
+    tide_phase_stats s;
+    tide_stats_compute(&log, 0, 2, 1, &s);
+    CHECK(s.W_avg == 0 && s.R_imb == 0 && !isnan(s.R_imb), "R_imb %g with W_avg 0", s.R_imb);
+    CHECK(s.ideal == 0 && s.tasks == 0 && s.offloaded == 0 && s.bytes_moved == 0, "empty");
+    tide_stats_free(&log);
+}
+
+/* One rank, 3 threads: balanced by definition (R_imb 0); ideal = max(6 / 3, 1) = 2. */
+static void one_rank(void)
+{
+    tide_phase_log log = log_of(1);
+    tide_rank_record r[1] = {rec(2.5, 6, 1, 9, 0, 0, 0)};
+    CHECK_OK(tide_stats_add_phase(&log, r));
+    tide_phase_stats s;
+    tide_stats_compute(&log, 0, 3, 0, &s);
+    CHECK_NEAR(s.R_imb, 0);
+    CHECK_NEAR(s.W_max, 2.5);
+    CHECK_NEAR(s.W_avg, 2.5);
+    CHECK_NEAR(s.ideal, 2);
+    CHECK(s.tasks == 9 && s.offloaded == 0, "one rank counts");
+    tide_stats_free(&log);
+}
+
+/* The log grows past its first allocation (64 phases) without losing a record: phase k has
+ * W = k + 1 on rank 0 and 2 (k + 1) on rank 1, so W_avg = 1.5 (k + 1) and R_imb = 1/3. */
+static void many_phases(void)
+{
+    enum { N = 200 };
+    tide_phase_log log = log_of(2);
+    for (int k = 0; k < N; k++) {
+        tide_rank_record r[2] = {rec(k + 1, k + 1, 0.5, k, 0, 0, 0),
+                                 rec(2.0 * (k + 1), 2.0 * (k + 1), 0.5, 0, k, 0, 0)};
+        CHECK_OK(tide_stats_add_phase(&log, r));
+    }
+    CHECK(log.nphases == N, "%d phases", log.nphases);
+    for (int k = 0; k < N; k++) {
+        tide_phase_stats s;
+        tide_stats_compute(&log, k, 1, 1, &s);
+        CHECK(s.phase == k, "phase %d", s.phase);
+        CHECK_NEAR(s.W_avg, 1.5 * (k + 1));
+        CHECK_NEAR(s.R_imb, 1.0 / 3.0);
+        CHECK_NEAR(s.ideal, 1.5 * (k + 1)); /* 3 (k + 1) / 2 workers > 0.5 */
+        CHECK(s.tasks == k && s.offloaded == k && s.W_self == 2.0 * (k + 1), "phase %d", k);
+    }
+    tide_stats_free(&log);
+}
+
+/* Two phases, 2 ranks x 2 threads.
+ *   phase 0: W 1, 3 (R_imb 0.5); L 2, 6, longest 1: ideal max(8 / 4, 1) = 2; no prediction.
+ *   phase 1: W 4, 4 (R_imb 0);   L 4, 4, longest 3: ideal max(8 / 4, 3) = 3;
+ *            predictions 4 and 4.4 from the rank model.
+ * summary: W_par = 3 + 4 = 7, W_avg = 2 + 4 = 6, R_imb = 7 / 6 - 1 (not the mean of the
+ * phases' 0.5 and 0), ideal_time = 2 + 3 = 5, time_total = 3.5 + 4.5 = 8 (rank 0's times),
+ * tasks 8 + 8, offloaded 1 + 3, bytes 500 + 300; pred_mape = (0 / 4 + 0.4 / 4) / 2 = 0.05,
+ * pred_mse = (0 + 0.16) / 2 = 0.08. */
+static void json_document(const char *python, const char *path)
+{
+    tide_phase_log log = log_of(2);
+    tide_rank_record p0[2] = {rec(1, 2, 0.5, 2, 0, 1, 0), rec(3, 6, 1, 6, 1, 0, 500)};
+    tide_rank_record p1[2] = {rec(4, 4, 3, 4, 1, 2, 100), rec(4, 4, 0.5, 4, 2, 1, 200)};
+    p0[0].time = 3.5;
+    p1[0].time = 4.5;
+    for (int i = 0; i < 2; i++) {
+        p1[i].L_pred = i ? 4.4 : 4;
+        p1[i].L_unc = 0.1;
+        p1[i].pred_source = TIDE_SRC_MODEL;
+        p1[i].pred_model = TIDE_PMODEL_RANK;
+    }
+    CHECK_OK(tide_stats_add_phase(&log, p0));
+    CHECK_OK(tide_stats_add_phase(&log, p1));
+    tide_config cfg;
+    tide_config_defaults(&cfg);
+    FILE *doc = fopen(path, "w");
+    CHECK(doc != NULL, "cannot open %s", path);
+    tide_stats_write_json(&log, &cfg, 2, doc);
+    CHECK(fclose(doc) == 0, "closing %s", path);
+    tide_stats_free(&log);
+
+    /* python3 parses the document (any syntax error fails here) and prints the values. */
+    static const char prog[] =
+        "import json, sys\n"
+        "d = json.load(open(sys.argv[1]))\n"
+        "s, p = d['summary'], d['phases']\n"
+        "assert d['schema'] == 'tide-stats/2' and len(p) == 2, 'schema or phase count'\n"
+        "assert d['config']['ranks'] == 2 and d['config']['threads'] == 2, 'config'\n"
+        "assert p[0]['L_pred'] is None and p[0]['pred_source'] is None, 'no prediction yet'\n"
+        "assert p[1]['pred_source'] == ['rank', 'rank'], p[1]['pred_source']\n"
+        "assert p[0]['W'] == [1, 3] and p[1]['L_pred'] == [4, 4.4], 'per-rank arrays'\n"
+        "assert s['pred_sources']['rank'] == 2, s['pred_sources']\n"
+        "v = [s['R_imb'], s['ideal_time'], s['W_par'], s['W_avg'], s['time_total'], s['tasks'],\n"
+        "     s['tasks_offloaded'], s['bytes_moved'], s['pred_mape'], s['pred_mse'],\n"
+        "     p[0]['R_imb'], p[0]['ideal'], p[1]['R_imb'], p[1]['ideal']]\n"
+        "print(' '.join(repr(float(x)) for x in v))\n";
+    char prog_path[4096];
+    snprintf(prog_path, sizeof prog_path, "%s.py", path);
+    FILE *f = fopen(prog_path, "w");
+    CHECK(f && fputs(prog, f) >= 0 && fclose(f) == 0, "cannot write %s", prog_path);
+    char cmd[3 * 4096 + 16];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", python, prog_path, path);
+    FILE *out = popen(cmd, "r");
+    CHECK(out, "cannot run %s", cmd);
+    double got[14];
+    int n = 0;
+    while (n < 14 && fscanf(out, "%lf", &got[n]) == 1)
+        n++;
+    int status = pclose(out);
+    CHECK(status == 0 && n == 14, "%s: exit status %d, %d values read", cmd, status, n);
+    remove(prog_path);
+    const double want[14] = {7.0 / 6.0 - 1, 5, 7, 6, 8, 16, 4, 800, 0.05, 0.08, 0.5, 2, 0, 3};
+    const char *names[14] = {"summary.R_imb",           "summary.ideal_time",  "summary.W_par",
+                             "summary.W_avg",           "summary.time_total",  "summary.tasks",
+                             "summary.tasks_offloaded", "summary.bytes_moved", "summary.pred_mape",
+                             "summary.pred_mse",        "phases[0].R_imb",     "phases[0].ideal",
+                             "phases[1].R_imb",         "phases[1].ideal"};
+    /* The document prints 9 significant digits. */
+    for (int i = 0; i < 14; i++)
+        CHECK(fabs(got[i] - want[i]) <= 1e-8 * fmax(1.0, fabs(want[i])),
+              "%s = %.17g, expected %.17g", names[i], got[i], want[i]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--json") == 0) {
+        json_document(argv[2], argv[3]);
+        printf("stats JSON: parses, summary and phases equal the hand values\n");
+        return 0;
+    }
+    CHECK(argc == 1, "usage: test_stats [--json PYTHON3 OUT.json]");
+    typical_phase();
+    longest_task_dominates();
+    empty_phase();
+    one_rank();
+    many_phases();
+    printf("stats formulas: R_imb, ideal, W_avg and the counts equal the hand values\n");
+    return 0;
+}
