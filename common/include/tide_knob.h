@@ -113,8 +113,8 @@ int tide_knob_set(const tide_knob_place *places, size_t n, const char *name, con
 /* Checks a value already stored in row k's field of base (a struct filled by code): INT, DOUBLE
  * and CHOICE rows; the same error line as the parser's, the value printed as stored. */
 int tide_knob_check(const tide_knob *k, const void *base, char *err, size_t len);
-/* Parses every row's default into base; TIDE_KNOB_ERR_CONFIG names a default that does not parse
- * (a broken table: tests call this). */
+/* Parses every row's default into base; TIDE_KNOB_ERR_CONFIG when one does not parse (a broken
+ * table; err names the first), the other rows still get theirs. */
 int tide_knob_defaults(const tide_knob_table *t, void *base, char *err, size_t len);
 /* What errors of row k say is expected ("an integer in [1, 64]"); the docs print the same. */
 void tide_knob_allowed(const tide_knob *k, char *buf, size_t len);

@@ -263,12 +263,13 @@ int tide_knob_check(const tide_knob *k, const void *base, char *err, size_t len)
 
 int tide_knob_defaults(const tide_knob_table *t, void *base, char *err, size_t len)
 {
+    int rc = TIDE_KNOB_OK;
     for (size_t i = 0; i < t->n; i++) {
         const tide_knob *k = &t->rows[i];
-        if (k->def && tide_knob_parse(k, base, k->def, err, len) != TIDE_KNOB_OK)
-            return TIDE_KNOB_ERR_CONFIG;
+        if (k->def && tide_knob_parse(k, base, k->def, rc ? NULL : err, len) != TIDE_KNOB_OK)
+            rc = TIDE_KNOB_ERR_CONFIG;
     }
-    return TIDE_KNOB_OK;
+    return rc;
 }
 
 /* The field size each kind and store needs (0: any size of at least 2, a string). */

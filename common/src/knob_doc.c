@@ -33,7 +33,7 @@ void tide_knob_markdown(FILE *f, const tide_knob_table *const *tables, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const tide_knob_table *t = tables[i];
-        fprintf(f, "%s### %s\n\n", i ? "\n" : "", t->title);
+        fprintf(f, "%s## %s\n\n", i ? "\n" : "", t->title);
         fprintf(f, "| variable | default | allowed | owner | meaning |\n");
         fprintf(f, "| --- | --- | --- | --- | --- |\n");
         for (size_t r = 0; r < t->n; r++)

@@ -249,6 +249,13 @@ static void broken_tables(void)
     char err[256];
     bad[0].def = "0";
     CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "default"), "%s", err);
+    bad[1] = rows[1], t.n = 2;
+    params p;
+    memset(&p, 0, sizeof p);
+    CHECK(tide_knob_defaults(&t, &p, err, sizeof err) != 0 && strstr(err, "TIDE_T_COUNT='0'") &&
+              p.seed == 1,
+          "a broken default is reported, the next row still gets its default: %s", err);
+    bad[1] = rows[0], t.n = 1;
     bad[0].def = "4", bad[0].size = sizeof(double);
     CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "size"), "%s", err);
     bad[0].size = sizeof(int), bad[0].help = NULL;
@@ -265,7 +272,7 @@ static void markdown(void)
     const tide_knob_table *const tables[] = {&table};
     tide_knob_markdown(f, tables, 1);
     fclose(f);
-    CHECK(strstr(text, "### Test\n"), "heading");
+    CHECK(strstr(text, "## Test\n"), "heading");
     CHECK(strstr(text, "| `TIDE_T_COUNT` | `4` | an integer in [1, 64] | test | a count \\| with "
                        "a bar |\n"),
           "escaped row:\n%s", text);
