@@ -1,12 +1,11 @@
-/* The TIDE_PRED_* knobs: defaults, one parser per knob, and the checks across knobs. The error
- * lines follow the runtime's config layer: variable, value, what is allowed. */
+/* The TIDE_PRED_* knobs: rows of a knob table (tide_knob.h) over tide_model_params, read by the
+ * parser libtide uses for every knob, and the one check across knobs (enough training phases for
+ * the window). tide-predict takes its options from the same rows. */
 #include "tide_predictor.h"
+#include "tide_predictor_knobs.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *const solver_names[] = {"ols", "ridge", "robust", NULL};
@@ -38,76 +37,139 @@ const char *tide_pred_strerror(int code)
     }
 }
 
-void tide_model_params_defaults(tide_model_params *p)
-{
-    memset(p, 0, sizeof *p);
-    snprintf(p->kind, sizeof p->kind, "auto");
-    p->window = 4;
-    p->train = 20;
-    p->retrain_err = 0.10;
-    p->solver = TIDE_SOLVER_OLS;
-    p->task_degree = 3;
-    p->select = TIDE_SELECT_AUTO;
-    p->guard = 2.0;
-    p->spike = 2.0;
-}
+_Static_assert(TIDE_KNOB_ERR_CONFIG == TIDE_PRED_ERR_CONFIG, "one error code for a bad knob");
 
-static int bad(char *err, size_t len, const char *name, const char *value, const char *allowed)
-{
-    if (err && len) snprintf(err, len, "%s='%s' is invalid: expected %s", name, value, allowed);
-    return TIDE_PRED_ERR_CONFIG;
-}
+static const char *const select_names[] = {"auto", "model", NULL};
 
-static int parse_int(const char *name, const char *v, long min, long max, int *out, char *err,
-                     size_t len)
+static bool known_model(const char *v)
 {
-    char allowed[96];
-    snprintf(allowed, sizeof allowed, "an integer in [%ld, %ld]", min, max);
-    if (!*v || isspace((unsigned char)*v)) return bad(err, len, name, v, allowed);
-    errno = 0;
-    char *end;
-    long l = strtol(v, &end, 10);
-    if (errno || *end || l < min || l > max) return bad(err, len, name, v, allowed);
-    *out = (int)l;
-    return TIDE_PRED_OK;
+    return strcmp(v, "auto") == 0 || tide_model_ops_find(v);
 }
 
 static const char retrain_allowed[] =
     "a fraction in (0, 100] (0.10 = 10% median absolute percentage error)";
 static const char factor_allowed[] = "0 (off) or a factor in (1, 1000]";
 
-static int parse_double(const char *name, const char *v, double *out, const char *allowed,
-                        char *err, size_t len)
+/* In the order tide_model_params_validate reports them; TIDE_PRED_TRAIN is checked last, against
+ * the window. */
+enum {
+    K_MODEL,
+    K_WINDOW,
+    K_TRAIN,
+    K_TASK_DEGREE,
+    K_RETRAIN_ERR,
+    K_GUARD,
+    K_SPIKE,
+    K_SELECT,
+    K_SOLVER,
+    K_COUNT
+};
+
+static const tide_knob rows[K_COUNT] = {
+    [K_MODEL] = {.name = "TIDE_PRED_MODEL",
+                 .kind = TIDE_KNOB_NAME,
+                 .def = "auto",
+                 .known = known_model,
+                 .names = tide_model_ops_names,
+                 .option = "--model",
+                 .help = "load model (docs/predictor.md): `auto` runs the task model (when tasks "
+                         "carry features) and the rank model side by side and serves whichever "
+                         "predicts better",
+                 TIDE_KNOB_FIELD(tide_model_params, kind)},
+    [K_WINDOW] = {.name = "TIDE_PRED_WINDOW",
+                  .kind = TIDE_KNOB_INT,
+                  .def = "4",
+                  .min = 1,
+                  .max = 64,
+                  .option = "--window",
+                  .help = "past loads the rank model uses; errors are tracked over max(window, 5) "
+                          "phases",
+                  TIDE_KNOB_FIELD(tide_model_params, window)},
+    [K_TRAIN] = {.name = "TIDE_PRED_TRAIN",
+                 .kind = TIDE_KNOB_INT,
+                 .def = "20",
+                 .min = 2,
+                 .max = 1000000,
+                 .option = "--train",
+                 .help = "phases observed before the first fit, and the history of each retrain; "
+                         "the `rank` and `auto` models need at least 2 x window + 2",
+                 TIDE_KNOB_FIELD(tide_model_params, train)},
+    [K_TASK_DEGREE] = {.name = "TIDE_PRED_TASK_DEGREE",
+                       .kind = TIDE_KNOB_INT,
+                       .def = "3",
+                       .min = 1,
+                       .max = 4,
+                       .option = "--degree",
+                       .help = "polynomial degree per feature in the task model",
+                       TIDE_KNOB_FIELD(tide_model_params, task_degree)},
+    [K_RETRAIN_ERR] = {.name = "TIDE_PRED_RETRAIN_ERR",
+                       .kind = TIDE_KNOB_DOUBLE,
+                       .def = "0.10",
+                       .min = 0,
+                       .max = 100,
+                       .flags = TIDE_KNOB_MIN_OPEN,
+                       .allowed = retrain_allowed,
+                       .option = "--retrain-err",
+                       .help = "retrain when the median absolute percentage error of the last "
+                               "max(window, 5) predictions exceeds it (a confirmed level step "
+                               "retrains at once)",
+                       TIDE_KNOB_FIELD(tide_model_params, retrain_err)},
+    [K_GUARD] = {.name = "TIDE_PRED_GUARD",
+                 .kind = TIDE_KNOB_DOUBLE,
+                 .def = "2",
+                 .min = 1,
+                 .max = 1000,
+                 .flags = TIDE_KNOB_MIN_OPEN | TIDE_KNOB_OR_ZERO,
+                 .allowed = factor_allowed,
+                 .option = "--guard",
+                 .help = "a model prediction outside [min / g, max x g] of the recent loads (per "
+                         "task for the task model) is replaced and counted",
+                 TIDE_KNOB_FIELD(tide_model_params, guard)},
+    [K_SPIKE] = {.name = "TIDE_PRED_SPIKE",
+                 .kind = TIDE_KNOB_DOUBLE,
+                 .def = "2",
+                 .min = 1,
+                 .max = 1000,
+                 .flags = TIDE_KNOB_MIN_OPEN | TIDE_KNOB_OR_ZERO,
+                 .allowed = factor_allowed,
+                 .option = "--spike",
+                 .help = "a load this factor (and 3 robust sigmas) away from the recent level is "
+                         "a suspect spike, kept out of what the models learn unless the next load "
+                         "confirms a level step",
+                 TIDE_KNOB_FIELD(tide_model_params, spike)},
+    [K_SELECT] = {.name = "TIDE_PRED_SELECT",
+                  .kind = TIDE_KNOB_CHOICE,
+                  .def = "auto",
+                  .choices = select_names,
+                  .option = "--select",
+                  .help = "`auto`: per rank and phase, serve the model only while its rolling "
+                          "error beats persistence and median-of-3; `model`: always the model",
+                  TIDE_KNOB_FIELD(tide_model_params, select)},
+    [K_SOLVER] = {.name = "TIDE_PRED_SOLVER",
+                  .kind = TIDE_KNOB_CHOICE,
+                  .def = "ols",
+                  .choices = solver_names,
+                  .option = "--solver",
+                  .help = "least-squares solver",
+                  TIDE_KNOB_FIELD(tide_model_params, solver)},
+};
+
+static const tide_knob_table table = {.title = "Predictor (`TIDE_PRED_*`)",
+                                      .owner = "predictor",
+                                      .rows = rows,
+                                      .n = K_COUNT,
+                                      .prefix = "TIDE_PRED_",
+                                      .what = "a predictor parameter"};
+
+const tide_knob_table *tide_model_params_knobs(void)
 {
-    if (!*v || isspace((unsigned char)*v)) return bad(err, len, name, v, allowed);
-    errno = 0;
-    char *end;
-    double d = strtod(v, &end);
-    if (errno || *end || !isfinite(d)) return bad(err, len, name, v, allowed);
-    *out = d;
-    return TIDE_PRED_OK;
+    return &table;
 }
 
-static int retrain_ok(double d)
+void tide_model_params_defaults(tide_model_params *p)
 {
-    return d > 0 && d <= 100;
-}
-
-static int factor_ok(double d)
-{
-    return d == 0 || (d > 1 && d <= 1000);
-}
-
-/* A double knob whose range check is `ok`; the parameter keeps its value on an error. */
-static int parse_checked(const char *name, const char *v, double *out, int (*ok)(double),
-                         const char *allowed, char *err, size_t len)
-{
-    double d;
-    int rc = parse_double(name, v, &d, allowed, err, len);
-    if (rc != TIDE_PRED_OK) return rc;
-    if (!ok(d)) return bad(err, len, name, v, allowed);
-    *out = d;
-    return TIDE_PRED_OK;
+    memset(p, 0, sizeof *p);
+    tide_knob_defaults(&table, p, NULL, 0);
 }
 
 int tide_model_params_set(tide_model_params *p, const char *name, const char *v, char *err,
@@ -117,90 +179,30 @@ int tide_model_params_set(tide_model_params *p, const char *name, const char *v,
         if (err && len) snprintf(err, len, "predictor parameter name and value must not be NULL");
         return TIDE_PRED_ERR_INVALID;
     }
-    if (strcmp(name, "TIDE_PRED_MODEL") == 0) {
-        if (strcmp(v, "auto") != 0 && !tide_model_ops_find(v)) {
-            char allowed[128];
-            snprintf(allowed, sizeof allowed, "one of %s", tide_model_ops_names());
-            return bad(err, len, name, v, allowed);
-        }
-        snprintf(p->kind, sizeof p->kind, "%s", v);
-        return TIDE_PRED_OK;
-    }
-    if (strcmp(name, "TIDE_PRED_WINDOW") == 0)
-        return parse_int(name, v, 1, 64, &p->window, err, len);
-    if (strcmp(name, "TIDE_PRED_TRAIN") == 0)
-        return parse_int(name, v, 2, 1000000, &p->train, err, len);
-    if (strcmp(name, "TIDE_PRED_RETRAIN_ERR") == 0)
-        return parse_checked(name, v, &p->retrain_err, retrain_ok, retrain_allowed, err, len);
-    if (strcmp(name, "TIDE_PRED_GUARD") == 0)
-        return parse_checked(name, v, &p->guard, factor_ok, factor_allowed, err, len);
-    if (strcmp(name, "TIDE_PRED_SPIKE") == 0)
-        return parse_checked(name, v, &p->spike, factor_ok, factor_allowed, err, len);
-    if (strcmp(name, "TIDE_PRED_SELECT") == 0) {
-        if (strcmp(v, "auto") == 0 || strcmp(v, "model") == 0) {
-            p->select = strcmp(v, "auto") == 0 ? TIDE_SELECT_AUTO : TIDE_SELECT_MODEL;
-            return TIDE_PRED_OK;
-        }
-        return bad(err, len, name, v, "one of auto, model");
-    }
-    if (strcmp(name, "TIDE_PRED_TASK_DEGREE") == 0)
-        return parse_int(name, v, 1, 4, &p->task_degree, err, len);
-    if (strcmp(name, "TIDE_PRED_SOLVER") == 0) {
-        for (int i = 0; solver_names[i]; i++) {
-            if (strcmp(v, solver_names[i]) == 0) {
-                p->solver = (tide_solver)i;
-                return TIDE_PRED_OK;
-            }
-        }
-        return bad(err, len, name, v, "one of ols, ridge, robust");
-    }
-    if (err && len) snprintf(err, len, "%s is not a predictor parameter", name);
-    return TIDE_PRED_ERR_CONFIG;
+    tide_knob_place place = {&table, p};
+    return tide_knob_set(&place, 1, name, v, table.what, err, len);
+}
+
+/* The rank model has window+1 coefficients and train-window samples; with fewer samples than
+ * coefficients + 1 every fit is exact or underdetermined and predicts noise. */
+static int check_train(const tide_model_params *p, char *err, size_t len)
+{
+    long need = strcmp(p->kind, "task") == 0 ? 2 : 2L * p->window + 2; /* rank, auto */
+    if (p->train >= need && p->train <= 1000000) return TIDE_PRED_OK;
+    char v[32], allowed[192];
+    snprintf(v, sizeof v, "%d", p->train);
+    snprintf(allowed, sizeof allowed,
+             "an integer in [%ld, 1000000] (the %s model needs more samples than "
+             "coefficients with TIDE_PRED_WINDOW=%d)",
+             need, p->kind, p->window);
+    return tide_knob_bad(rows[K_TRAIN].name, v, allowed, err, len);
 }
 
 int tide_model_params_validate(const tide_model_params *p, char *err, size_t len)
 {
     if (!p) return TIDE_PRED_ERR_INVALID;
-    char v[32];
-    if (p->window < 1 || p->window > 64) {
-        snprintf(v, sizeof v, "%d", p->window);
-        return bad(err, len, "TIDE_PRED_WINDOW", v, "an integer in [1, 64]");
-    }
-    if (p->task_degree < 1 || p->task_degree > 4) {
-        snprintf(v, sizeof v, "%d", p->task_degree);
-        return bad(err, len, "TIDE_PRED_TASK_DEGREE", v, "an integer in [1, 4]");
-    }
-    if (!retrain_ok(p->retrain_err)) {
-        snprintf(v, sizeof v, "%g", p->retrain_err);
-        return bad(err, len, "TIDE_PRED_RETRAIN_ERR", v, retrain_allowed);
-    }
-    if (!factor_ok(p->guard)) {
-        snprintf(v, sizeof v, "%g", p->guard);
-        return bad(err, len, "TIDE_PRED_GUARD", v, factor_allowed);
-    }
-    if (!factor_ok(p->spike)) {
-        snprintf(v, sizeof v, "%g", p->spike);
-        return bad(err, len, "TIDE_PRED_SPIKE", v, factor_allowed);
-    }
-    if ((unsigned)p->select > TIDE_SELECT_MODEL) {
-        snprintf(v, sizeof v, "%d", (int)p->select);
-        return bad(err, len, "TIDE_PRED_SELECT", v, "one of auto, model");
-    }
-    if ((unsigned)p->solver > TIDE_SOLVER_ROBUST) {
-        snprintf(v, sizeof v, "%d", (int)p->solver);
-        return bad(err, len, "TIDE_PRED_SOLVER", v, "one of ols, ridge, robust");
-    }
-    /* The rank model has window+1 coefficients and train-window samples; with fewer samples
-     * than coefficients + 1 every fit is exact or underdetermined and predicts noise. */
-    long need = strcmp(p->kind, "task") == 0 ? 2 : 2L * p->window + 2; /* rank, auto */
-    if (p->train < need || p->train > 1000000) {
-        char allowed[192];
-        snprintf(v, sizeof v, "%d", p->train);
-        snprintf(allowed, sizeof allowed,
-                 "an integer in [%ld, 1000000] (the %s model needs more samples than "
-                 "coefficients with TIDE_PRED_WINDOW=%d)",
-                 need, p->kind, p->window);
-        return bad(err, len, "TIDE_PRED_TRAIN", v, allowed);
-    }
-    return TIDE_PRED_OK;
+    for (int k = 0; k < K_COUNT; k++)
+        if (k != K_TRAIN && tide_knob_check(&rows[k], p, err, len) != TIDE_KNOB_OK)
+            return TIDE_PRED_ERR_CONFIG;
+    return check_train(p, err, len);
 }

@@ -7,6 +7,7 @@
  * bad options or input (with file:line), 1 when memory runs out. */
 #define _POSIX_C_SOURCE 200809L
 #include "tide_predictor.h"
+#include "tide_predictor_knobs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -54,13 +55,19 @@ typedef struct run {
     size_t npreds, cap_preds;
 } run;
 
+/* The options are the predictor's knob rows that name one (tide_predictor_knobs.h). */
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: tide-predict [--window K] [--train N] [--model auto|rank|task]\n"
-            "                    [--retrain-err X] [--solver ols|ridge|robust] [--degree D]\n"
-            "                    [--select auto|model] [--guard G] [--spike S] [--json] FILE.csv\n"
-            "Defaults are the runtime's (TIDE_PRED_* variables, when set, apply first).\n");
+    const tide_knob_table *t = tide_model_params_knobs();
+    fprintf(f, "usage: tide-predict [OPTION VALUE]... [--json] FILE.csv\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const tide_knob *k = &t->rows[i];
+        char allowed[256];
+        tide_knob_allowed(k, allowed, sizeof allowed);
+        if (k->option)
+            fprintf(f, "  %-14s %s (%s, default %s)\n", k->option, allowed, k->name, k->def);
+    }
+    fprintf(f, "Defaults are the runtime's (TIDE_PRED_* variables, when set, apply first).\n");
 }
 
 static _Noreturn void fail(int code, const char *fmt, ...)
@@ -81,30 +88,30 @@ static void set_param(run *r, const char *name, const char *value)
         fail(2, "%s", err);
 }
 
+static const tide_knob *option_knob(const char *arg)
+{
+    const tide_knob_table *t = tide_model_params_knobs();
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].option && strcmp(t->rows[i].option, arg) == 0) return &t->rows[i];
+    return NULL;
+}
+
 static void parse_args(run *r, int argc, char **argv)
 {
-    static const char *const env[] = {
-        "TIDE_PRED_MODEL",       "TIDE_PRED_WINDOW", "TIDE_PRED_TRAIN", "TIDE_PRED_RETRAIN_ERR",
-        "TIDE_PRED_SOLVER",      "TIDE_PRED_TASK_DEGREE", "TIDE_PRED_SELECT", "TIDE_PRED_GUARD",
-        "TIDE_PRED_SPIKE"};
-    static const char *const opt[] = {"--model",  "--window", "--train",  "--retrain-err",
-                                      "--solver", "--degree", "--select", "--guard",
-                                      "--spike"};
+    const tide_knob_table *t = tide_model_params_knobs();
     tide_model_params_defaults(&r->params);
-    for (size_t i = 0; i < sizeof env / sizeof env[0]; i++)
-        if (getenv(env[i])) set_param(r, env[i], getenv(env[i]));
+    for (size_t i = 0; i < t->n; i++)
+        if (getenv(t->rows[i].name)) set_param(r, t->rows[i].name, getenv(t->rows[i].name));
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--json") == 0) {
             r->json = 1;
             continue;
         }
         if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) usage(stdout), exit(0);
-        size_t i = 0;
-        while (i < sizeof opt / sizeof opt[0] && strcmp(argv[a], opt[i]) != 0)
-            i++;
-        if (i < sizeof opt / sizeof opt[0]) {
+        const tide_knob *k = option_knob(argv[a]);
+        if (k) {
             if (a + 1 >= argc) fail(2, "%s needs a value", argv[a]);
-            set_param(r, env[i], argv[++a]);
+            set_param(r, k->name, argv[++a]);
         } else if (argv[a][0] == '-' && argv[a][1]) {
             usage(stderr);
             fail(2, "unknown option %s", argv[a]);

@@ -1,86 +1,24 @@
-/* Configuration knobs: one table, one parser per kind of value, used alike for the environment
- * and for tide_config_set(). Every knob is documented in docs/config.md. */
+/* Configuration: every TIDE_* knob is a row of a knob table (tide_knob.h) and goes through one
+ * parser, alike for the environment and for tide_config_set(). The runtime's own rows and the
+ * objects layer's are here; the predictor (tide_predictor_knobs.h), the global strategies
+ * (tide_global_knobs.h) and the task strategies (tide_lb_knob in tide_lb.h) declare theirs.
+ * docs/config.md is generated from these tables (tide-knobs --markdown). */
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include <sched.h>
+#include "tide_global_knobs.h"
+#include "tide_knob.h"
+#include "tide_predictor_knobs.h"
 
-#include "tide_global.h"
-
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern char **environ;
 
-static int bad(char *err, size_t len, const char *name, const char *value, const char *allowed)
-{
-    snprintf(err, len, "%s='%s' is invalid: expected %s", name, value, allowed);
-    return TIDE_ERR_CONFIG;
-}
-
-static int parse_long(const char *name, const char *value, long min, long max, long *out, char *err,
-                      size_t len)
-{
-    char allowed[96];
-    snprintf(allowed, sizeof allowed, "an integer in [%ld, %ld]", min, max);
-    if (!*value || isspace((unsigned char)*value)) return bad(err, len, name, value, allowed);
-    errno = 0;
-    char *end;
-    long v = strtol(value, &end, 10);
-    if (errno || *end || v < min || v > max) return bad(err, len, name, value, allowed);
-    *out = v;
-    return TIDE_OK;
-}
-
-static int parse_double(const char *name, const char *value, double min, double max, double *out,
-                        char *err, size_t len)
-{
-    char allowed[96];
-    snprintf(allowed, sizeof allowed, "a number in [%g, %g]", min, max);
-    if (!*value || isspace((unsigned char)*value)) return bad(err, len, name, value, allowed);
-    errno = 0;
-    char *end;
-    double v = strtod(value, &end);
-    if (errno || *end || !isfinite(v) || v < min || v > max)
-        return bad(err, len, name, value, allowed);
-    *out = v;
-    return TIDE_OK;
-}
-
-/* A byte count with an optional K, M or G suffix (powers of 1024). */
-static int parse_bytes(const char *name, const char *value, uint64_t *out, char *err, size_t len)
-{
-    const char *allowed = "a positive byte count, optionally with suffix K, M or G (e.g. 64M)";
-    if (!isdigit((unsigned char)*value)) return bad(err, len, name, value, allowed);
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(value, &end, 10);
-    unsigned shift = 0;
-    if (*end == 'K') shift = 10, end++;
-    else if (*end == 'M') shift = 20, end++;
-    else if (*end == 'G') shift = 30, end++;
-    if (errno || *end || v == 0 || v > (UINT64_MAX >> 30)) return bad(err, len, name, value, allowed);
-    *out = (uint64_t)v << shift;
-    return TIDE_OK;
-}
-
-static int parse_choice(const char *name, const char *value, const char *const *choices, int *out,
-                        char *err, size_t len)
-{
-    char allowed[128] = "one of";
-    for (int i = 0; choices[i]; i++) {
-        if (strcmp(value, choices[i]) == 0) {
-            *out = i;
-            return TIDE_OK;
-        }
-        strncat(allowed, i ? ", " : " ", sizeof allowed - strlen(allowed) - 1);
-        strncat(allowed, choices[i], sizeof allowed - strlen(allowed) - 1);
-    }
-    return bad(err, len, name, value, allowed);
-}
+_Static_assert(TIDE_KNOB_ERR_CONFIG == TIDE_ERR_CONFIG, "one error code for a bad knob");
 
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
@@ -90,30 +28,288 @@ const char *tide_offload_name(tide_offload_kind k)
     return offload_names[k];
 }
 
-/* The task strategies' own knobs (tide_lb.h), declared in each strategy's file. */
-static int strategy_knob(const char *name)
+static bool lb_known(const char *v)
 {
-    size_t n;
-    const tide_lb_knob *const *k = tide_lb_all_knobs(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(k[i]->name, name) == 0) return (int)i;
-    return -1;
+    return tide_lb_ops_find(v) != NULL;
 }
 
-static int parse_strategy_knob(const tide_lb_knob *k, const char *v, double *out, char *err,
-                               size_t len)
+static bool global_known(const char *v)
 {
-    if (k->choices) {
-        int i;
-        int rc = parse_choice(k->name, v, k->choices, &i, err, len);
-        if (rc == TIDE_OK) *out = i;
-        return rc;
+    return tide_global_find(v) != NULL;
+}
+
+static char global_names_text[192];
+
+static const char *global_names(void)
+{
+    return global_names_text;
+}
+
+/* -1 (not pinned), `last`, or a CPU number (tide_init then checks that every rank can use it). */
+static int set_comm_cpu(const tide_knob *k, void *field, const char *v, char *err, size_t len)
+{
+    long cpu;
+    if (strcmp(v, "last") == 0)
+        cpu = TIDE_COMM_CPU_LAST;
+    else if (!tide_knob_read_long(v, -1, CPU_SETSIZE - 1, &cpu))
+        return tide_knob_bad(k->name, v, k->allowed, err, len);
+    *(int *)field = (int)cpu;
+    return TIDE_KNOB_OK;
+}
+
+#define FIELD(member) TIDE_KNOB_FIELD(tide_config, member)
+
+static const tide_knob runtime_rows[] = {
+    {.name = "TIDE_THREADS",
+     .kind = TIDE_KNOB_INT,
+     .unset = "OpenMP's default (`OMP_NUM_THREADS`, else the core count)",
+     .min = 1,
+     .max = 4096,
+     .help = "worker threads per rank",
+     FIELD(threads)},
+    {.name = "TIDE_LB",
+     .kind = TIDE_KNOB_NAME,
+     .def = "none",
+     .known = lb_known,
+     .names = tide_lb_names,
+     .help = "task balancing strategy (docs/strategies.md); its knobs are listed below",
+     FIELD(lb)},
+    {.name = "TIDE_OFFLOAD",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "packed",
+     .choices = offload_names,
+     .help = "`rr`: one message per task; `packed`: the tasks for one destination travel in one "
+             "message",
+     FIELD(offload)},
+    {.name = "TIDE_MAX_INFLIGHT",
+     .kind = TIDE_KNOB_BYTES,
+     .def = "64M",
+     .help = "bound on bytes of task and result messages in flight per rank; a single larger "
+             "message still goes alone",
+     FIELD(max_inflight)},
+    {.name = "TIDE_PACK_MAX",
+     .kind = TIDE_KNOB_BYTES,
+     .def = "1M",
+     .help = "`packed`: most bytes in one package (at least one task goes; at most an eighth of "
+             "`TIDE_MAX_INFLIGHT`). Packing pays for small tasks; large ones travel alone, "
+             "several in flight",
+     FIELD(pack_max)},
+    {.name = "TIDE_POLL_SPIN",
+     .kind = TIDE_KNOB_INT,
+     .def = "200",
+     .min = 0,
+     .max = 100000000,
+     .help = "empty polling turns of the comm thread and of idle workers before they sleep",
+     FIELD(poll_spin)},
+    {.name = "TIDE_POLL_SLEEP_MAX_US",
+     .kind = TIDE_KNOB_INT,
+     .def = "250",
+     .min = 1,
+     .max = 1000000,
+     .help = "longest back-off sleep of the idle comm thread, in microseconds (sleeps double "
+             "from 1 us)",
+     FIELD(poll_sleep_max_us)},
+    {.name = "TIDE_COMM_CPU",
+     .kind = TIDE_KNOB_CUSTOM,
+     .def = "-1",
+     .set = set_comm_cpu,
+     .allowed = "-1 (not pinned), 'last', or a CPU number",
+     .help = "pin the comm thread: -1 not pinned; `last` the highest CPU of the rank's own "
+             "affinity mask (the usual choice with one rank per socket); a number: that CPU, "
+             "which `tide_init` tries on every rank (a CPU that does not exist or lies outside "
+             "the process's cpuset fails there, with one line). See docs/cluster.md",
+     FIELD(comm_cpu)},
+    {.name = "TIDE_ROUND_US",
+     .kind = TIDE_KNOB_INT,
+     .def = "500",
+     .min = 10,
+     .max = 1000000,
+     .help = "interval of the status rounds (queue lengths allgathered) of the strategies that "
+             "have them (all but `none` and `random`); the first round in which no rank has work "
+             "left ends the phase",
+     FIELD(round_us)},
+    {.name = "TIDE_TOOL",
+     .kind = TIDE_KNOB_PATH,
+     .allowed = "the path of a tool library (shorter than 1024 bytes)",
+     .owner = "runtime, predictor",
+     .help = "tool library loaded with dlopen: extra features, or its own model "
+             "(docs/predictor.md)",
+     FIELD(tool_path)},
+    {.name = "TIDE_STATS",
+     .kind = TIDE_KNOB_PATH,
+     .allowed = "a file path shorter than 1024 bytes (unset TIDE_STATS to write none)",
+     .help = "rank 0 writes the statistics JSON there at finalize (docs/stats.md; created at "
+             "init, see below)",
+     FIELD(stats_path)},
+    {.name = "TIDE_QUIET",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "0",
+     .choices = bool_names,
+     .help = "1: no summary line at finalize",
+     FIELD(quiet)},
+    {.name = "TIDE_VERBOSE",
+     .kind = TIDE_KNOB_INT,
+     .def = "0",
+     .min = 0,
+     .max = 2,
+     .help = "more diagnostics on stderr",
+     FIELD(verbose)},
+    {.name = "TIDE_SEED",
+     .kind = TIDE_KNOB_INT,
+     .def = "1",
+     .min = 0,
+     .max = 2147483647,
+     .store = TIDE_KNOB_STORE_U64,
+     .help = "seed of the random choices (random mode); rank r uses seed and r",
+     FIELD(seed)},
+    {.name = "TIDE_CHECK_EXE",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "1",
+     .choices = bool_names,
+     .help = "compare a hash of the executable across ranks at init",
+     FIELD(check_exe)},
+};
+
+static const tide_knob objects_rows[] = {
+    {.name = "TIDE_GLOBAL_LB",
+     .kind = TIDE_KNOB_NAME,
+     .def = "none",
+     .known = global_known,
+     .names = global_names,
+     .help = "global rescheduling strategy of the objects layer (docs/objects.md); its knobs are "
+             "listed below",
+     FIELD(global_lb)},
+    {.name = "TIDE_LB_PERIOD",
+     .kind = TIDE_KNOB_INT,
+     .def = "10",
+     .min = 1,
+     .max = 1000000000,
+     .help = "iterations between reschedulings",
+     FIELD(lb_period)},
+    {.name = "TIDE_OBJECTS_STATS",
+     .kind = TIDE_KNOB_PATH,
+     .allowed = "a file path shorter than 1024 bytes (unset TIDE_OBJECTS_STATS to write none)",
+     .help = "rank 0 writes its reschedulings as JSON at finalize (created at init, see below)",
+     FIELD(objects_stats_path)},
+};
+
+#define COUNT(a) (sizeof a / sizeof *a)
+
+static const tide_knob_table runtime_table = {
+    .title = "Runtime", .owner = "runtime", .rows = runtime_rows, .n = COUNT(runtime_rows)};
+static const tide_knob_table objects_table = {
+    .title = "Objects layer", .owner = "objects", .rows = objects_rows, .n = COUNT(objects_rows)};
+
+/* The task strategies' knobs (tide_lb_knob, declared in each strategy's file) as rows whose
+ * values go to tide_config.lb_knob[i], i their index in tide_lb_all_knobs(). */
+static struct {
+    tide_knob rows[TIDE_LB_KNOBS_MAX];
+    char def[TIDE_LB_KNOBS_MAX][32];
+    char owner[TIDE_LB_KNOBS_MAX][192];
+    tide_knob_table table;
+} lb_knobs;
+
+static void append(char *buf, size_t len, const char *s)
+{
+    size_t used = strlen(buf);
+    if (used + 1 < len) snprintf(buf + used, len - used, "%s", s);
+}
+
+/* "task `ws`", or "task `react`, `rep`, ..." for a knob several strategies share. */
+static void lb_owner(const tide_lb_knob *k, char *buf, size_t len)
+{
+    size_t n;
+    const tide_lb_ops *const *all = tide_lb_all(&n);
+    snprintf(buf, len, "task");
+    const char *sep = " `";
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < tide_lb_knob_count(all[i]); j++)
+            if (all[i]->knobs[j] == k) {
+                append(buf, len, sep);
+                append(buf, len, all[i]->name);
+                append(buf, len, "`");
+                sep = ", `";
+            }
+}
+
+/* The default as a user would write it: whole numbers without exponent, others in the fewest
+ * digits that read back as the same double. */
+static void default_text(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, len, "%.0f", v);
+        return;
     }
-    if (!k->integer) return parse_double(k->name, v, k->min, k->max, out, err, len);
-    long l;
-    int rc = parse_long(k->name, v, (long)k->min, (long)k->max, &l, err, len);
-    if (rc == TIDE_OK) *out = (double)l;
-    return rc;
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+static void lb_row(size_t i, const tide_lb_knob *k)
+{
+    if (k->choices)
+        snprintf(lb_knobs.def[i], sizeof lb_knobs.def[i], "%s", k->choices[(int)k->def]);
+    else
+        default_text(k->def, lb_knobs.def[i], sizeof lb_knobs.def[i]);
+    lb_owner(k, lb_knobs.owner[i], sizeof lb_knobs.owner[i]);
+    lb_knobs.rows[i] = (tide_knob){.name = k->name,
+                                   .kind = k->choices   ? TIDE_KNOB_CHOICE
+                                           : k->integer ? TIDE_KNOB_INT
+                                                        : TIDE_KNOB_DOUBLE,
+                                   .def = lb_knobs.def[i],
+                                   .min = k->min,
+                                   .max = k->max,
+                                   .choices = k->choices,
+                                   .help = k->help,
+                                   .owner = lb_knobs.owner[i],
+                                   .offset = offsetof(tide_config, lb_knob) + i * sizeof(double),
+                                   .size = sizeof(double),
+                                   .store = TIDE_KNOB_STORE_DOUBLE};
+}
+
+/* Every table and where in tide_config its offsets point, in the docs' order. */
+enum { NGROUPS = 5 };
+static const tide_knob_table *group_table[NGROUPS];
+static size_t group_at[NGROUPS];
+
+/* The tables, once: the task strategies' rows and the global names come from the registries.
+ * More than TIDE_LB_KNOBS_MAX strategy knobs is a build error the config_knobs test reports. */
+static void build_tables(void)
+{
+    size_t n;
+    const tide_lb_knob *const *all = tide_lb_all_knobs(&n);
+    if (n > TIDE_LB_KNOBS_MAX) n = TIDE_LB_KNOBS_MAX;
+    for (size_t i = 0; i < n; i++)
+        lb_row(i, all[i]);
+    lb_knobs.table = (tide_knob_table){.title = "Task strategies (`TIDE_LB`)",
+                                       .owner = "task strategies",
+                                       .rows = lb_knobs.rows,
+                                       .n = n};
+    const tide_global_strategy *g = tide_global_strategies(&n);
+    for (size_t i = 0; i < n; i++) {
+        append(global_names_text, sizeof global_names_text, i ? ", " : "");
+        append(global_names_text, sizeof global_names_text, g[i].name);
+    }
+    const tide_knob_table *table[NGROUPS] = {&runtime_table, &lb_knobs.table,
+                                             tide_model_params_knobs(), &objects_table,
+                                             tide_global_knobs()};
+    size_t at[NGROUPS] = {0, 0, offsetof(tide_config, pred), 0, offsetof(tide_config, global)};
+    memcpy(group_table, table, sizeof table);
+    memcpy(group_at, at, sizeof at);
+}
+
+static void tables_ready(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_tables);
+}
+
+const struct tide_knob_table *const *tide_config_tables(size_t *n)
+{
+    tables_ready();
+    *n = NGROUPS;
+    return group_table;
 }
 
 const char *tide_config_lb_knob_name(int i)
@@ -123,148 +319,13 @@ const char *tide_config_lb_knob_name(int i)
     return i >= 0 && (size_t)i < n ? k[i]->name : NULL;
 }
 
-static int set_knob(tide_config *c, const char *name, const char *v, char *err, size_t len)
-{
-    long l;
-    int i, rc;
-    if (strcmp(name, "TIDE_THREADS") == 0) {
-        rc = parse_long(name, v, 1, 4096, &l, err, len);
-        if (rc == TIDE_OK) c->threads = (int)l;
-    } else if (strcmp(name, "TIDE_LB") == 0) {
-        if (!tide_lb_ops_find(v)) {
-            char allowed[160];
-            snprintf(allowed, sizeof allowed, "one of %s", tide_lb_names());
-            return bad(err, len, name, v, allowed);
-        }
-        snprintf(c->lb, sizeof c->lb, "%s", v);
-        rc = TIDE_OK;
-    } else if (strcmp(name, "TIDE_OFFLOAD") == 0) {
-        rc = parse_choice(name, v, offload_names, &i, err, len);
-        if (rc == TIDE_OK) c->offload = (tide_offload_kind)i;
-    } else if (strcmp(name, "TIDE_MAX_INFLIGHT") == 0) {
-        rc = parse_bytes(name, v, &c->max_inflight, err, len);
-    } else if (strcmp(name, "TIDE_PACK_MAX") == 0) {
-        rc = parse_bytes(name, v, &c->pack_max, err, len);
-    } else if (strcmp(name, "TIDE_POLL_SPIN") == 0) {
-        rc = parse_long(name, v, 0, 100000000, &l, err, len);
-        if (rc == TIDE_OK) c->poll_spin = (int)l;
-    } else if (strcmp(name, "TIDE_POLL_SLEEP_MAX_US") == 0) {
-        rc = parse_long(name, v, 1, 1000000, &l, err, len);
-        if (rc == TIDE_OK) c->poll_sleep_max_us = (int)l;
-    } else if (strcmp(name, "TIDE_COMM_CPU") == 0) {
-        if (strcmp(v, "last") == 0) {
-            c->comm_cpu = TIDE_COMM_CPU_LAST;
-            return TIDE_OK;
-        }
-        rc = parse_long(name, v, -1, CPU_SETSIZE - 1, &l, err, len);
-        if (rc != TIDE_OK)
-            return bad(err, len, name, v, "-1 (not pinned), 'last', or a CPU number");
-        c->comm_cpu = (int)l;
-    } else if (strcmp(name, "TIDE_STATS") == 0) {
-        if (!*v || strlen(v) >= sizeof c->stats_path)
-            return bad(err, len, name, v,
-                       "a file path shorter than 1024 bytes (unset TIDE_STATS to write none)");
-        snprintf(c->stats_path, sizeof c->stats_path, "%s", v);
-        rc = TIDE_OK;
-    } else if (strcmp(name, "TIDE_QUIET") == 0) {
-        rc = parse_choice(name, v, bool_names, &c->quiet, err, len);
-    } else if (strcmp(name, "TIDE_VERBOSE") == 0) {
-        rc = parse_long(name, v, 0, 2, &l, err, len);
-        if (rc == TIDE_OK) c->verbose = (int)l;
-    } else if (strcmp(name, "TIDE_SEED") == 0) {
-        rc = parse_long(name, v, 0, 2147483647L, &l, err, len);
-        if (rc == TIDE_OK) c->seed = (uint64_t)l;
-    } else if (strcmp(name, "TIDE_CHECK_EXE") == 0) {
-        rc = parse_choice(name, v, bool_names, &c->check_exe, err, len);
-    } else if (strcmp(name, "TIDE_ROUND_US") == 0) {
-        rc = parse_long(name, v, 10, 1000000, &l, err, len);
-        if (rc == TIDE_OK) c->round_us = (int)l;
-    } else if (strncmp(name, "TIDE_PRED_", 10) == 0) {
-        rc = tide_model_params_set(&c->pred, name, v, err, len) == TIDE_PRED_OK ? TIDE_OK
-                                                                                 : TIDE_ERR_CONFIG;
-    } else if (strcmp(name, "TIDE_TOOL") == 0) {
-        if (!*v || strlen(v) >= sizeof c->tool_path)
-            return bad(err, len, name, v, "the path of a tool library (shorter than 1024 bytes)");
-        snprintf(c->tool_path, sizeof c->tool_path, "%s", v);
-        rc = TIDE_OK;
-    } else if (strcmp(name, "TIDE_GLOBAL_LB") == 0) {
-        if (!tide_global_find(v)) {
-            size_t n;
-            const tide_global_strategy *all = tide_global_strategies(&n);
-            char allowed[192] = "one of";
-            for (size_t k = 0; k < n; k++) {
-                strncat(allowed, k ? ", " : " ", sizeof allowed - strlen(allowed) - 1);
-                strncat(allowed, all[k].name, sizeof allowed - strlen(allowed) - 1);
-            }
-            return bad(err, len, name, v, allowed);
-        }
-        snprintf(c->global_lb, sizeof c->global_lb, "%s", v);
-        rc = TIDE_OK;
-    } else if (strcmp(name, "TIDE_LB_PERIOD") == 0) {
-        rc = parse_long(name, v, 1, 1000000000L, &l, err, len);
-        if (rc == TIDE_OK) c->lb_period = (int)l;
-    } else if (strcmp(name, "TIDE_REFINE_THRESHOLD") == 0) {
-        rc = parse_double(name, v, 1.0, 100.0, &c->global.refine_threshold, err, len);
-    } else if (strcmp(name, "TIDE_SMARTLB_THRESHOLD") == 0) {
-        rc = parse_double(name, v, 0.0, 0.99, &c->global.smart_threshold, err, len);
-    } else if (strcmp(name, "TIDE_COMM_ALPHA") == 0) {
-        rc = parse_double(name, v, 0.0, 1.0, &c->global.comm_alpha, err, len);
-    } else if (strcmp(name, "TIDE_PACKDROP_TOLERANCE") == 0) {
-        rc = parse_double(name, v, 0.0, 10.0, &c->global.packdrop_tolerance, err, len);
-    } else if (strcmp(name, "TIDE_GOSSIP_FANOUT") == 0) {
-        rc = parse_long(name, v, 1, 1024, &l, err, len);
-        if (rc == TIDE_OK) c->global.gossip_fanout = (int32_t)l;
-    } else if (strcmp(name, "TIDE_DIST_TARGET_RATIO") == 0) {
-        rc = parse_double(name, v, 1.0, 100.0, &c->global.dist_target_ratio, err, len);
-    } else if (strcmp(name, "TIDE_DIST_MAX_TRIALS") == 0) {
-        rc = parse_long(name, v, 1, 1000000, &l, err, len);
-        if (rc == TIDE_OK) c->global.dist_max_trials = (int32_t)l;
-    } else if (strcmp(name, "TIDE_DIST_MAX_PHASES") == 0) {
-        rc = parse_long(name, v, 1, 1000000, &l, err, len);
-        if (rc == TIDE_OK) c->global.dist_max_phases = (int32_t)l;
-    } else if (strcmp(name, "TIDE_OBJECTS_STATS") == 0) {
-        if (!*v || strlen(v) >= sizeof c->objects_stats_path)
-            return bad(err, len, name, v,
-                       "a file path shorter than 1024 bytes (unset TIDE_OBJECTS_STATS to write "
-                       "none)");
-        snprintf(c->objects_stats_path, sizeof c->objects_stats_path, "%s", v);
-        rc = TIDE_OK;
-    } else if ((i = strategy_knob(name)) >= 0) {
-        rc = parse_strategy_knob(tide_lb_all_knobs(&(size_t){0})[i], v, &c->lb_knob[i], err, len);
-    } else {
-        snprintf(err, len,
-                 "%s is not a Tide variable (see docs/config.md; a misspelt knob would "
-                 "otherwise be ignored silently)",
-                 name);
-        return TIDE_ERR_CONFIG;
-    }
-    return rc;
-}
-
 void tide_config_defaults(tide_config *c)
 {
+    tables_ready();
     memset(c, 0, sizeof *c);
-    c->threads = 0;
-    snprintf(c->lb, sizeof c->lb, "none");
-    c->offload = TIDE_OFFLOAD_PACKED;
-    c->max_inflight = 64ull << 20;
-    c->pack_max = 1ull << 20;
-    c->poll_spin = 200;
-    c->poll_sleep_max_us = 250;
-    c->comm_cpu = -1;
-    c->quiet = 0;
-    c->verbose = 0;
-    c->seed = 1;
-    c->check_exe = 1;
-    c->round_us = 500;
-    size_t nk;
-    const tide_lb_knob *const *knobs = tide_lb_all_knobs(&nk);
-    for (size_t k = 0; k < nk && k < TIDE_LB_KNOBS_MAX; k++)
-        c->lb_knob[k] = knobs[k]->def;
-    tide_model_params_defaults(&c->pred);
-    snprintf(c->global_lb, sizeof c->global_lb, "none");
-    c->lb_period = 10;
-    tide_global_params_default(&c->global);
+    tide_global_params_default(&c->global); /* its seed, which is not a knob */
+    for (size_t i = 0; i < NGROUPS; i++)
+        tide_knob_defaults(group_table[i], (char *)c + group_at[i], NULL, 0);
 }
 
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len)
@@ -273,7 +334,14 @@ int tide_config_apply(tide_config *cfg, const char *name, const char *value, cha
         snprintf(err, len, "configuration name and value must not be NULL");
         return TIDE_ERR_INVALID;
     }
-    return set_knob(cfg, name, value, err, len);
+    tables_ready();
+    tide_knob_place places[NGROUPS];
+    for (size_t i = 0; i < NGROUPS; i++)
+        places[i] = (tide_knob_place){group_table[i], (char *)cfg + group_at[i]};
+    return tide_knob_set(places, NGROUPS, name, value,
+                         "a Tide variable (see docs/config.md; a misspelt knob would otherwise be "
+                         "ignored silently)",
+                         err, len);
 }
 
 /* Values given through tide_config_set() before tide_init(), in the order given. */

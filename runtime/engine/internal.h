@@ -70,6 +70,9 @@ void tide_config_forget_api_values(void);
 const char *tide_offload_name(tide_offload_kind k);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
 const char *tide_config_lb_knob_name(int i);
+/* Every knob table (tide_knob.h) the configuration reads, in the docs' order, count in *n. */
+struct tide_knob_table;
+const struct tide_knob_table *const *tide_config_tables(size_t *n);
 
 /* ---- output files (outfile.c) ---------------------------------------------------------------- */
 
