@@ -328,6 +328,8 @@ typedef struct tide_rank_record {
     double L_unc;       /* uncertainty of L_pred (-1 without a prediction) */
     double pred_source; /* tide_pred_source of L_pred */
     double pred_model;  /* which model served when pred_source is "model": tide_pred_model */
+    double plan_residual; /* proact: predicted load above the average after the plan */
+    double plan_limit;    /* why it stayed (tide_lb_limit), -1 when no plan was made */
     double cancelled; /* replica copies that arrived here and were dropped before they ran */
 } tide_rank_record;
 
@@ -414,6 +416,7 @@ struct tide_rt {
     double pred_source;       /* its tide_pred_source */
     double pred_model;        /* its tide_pred_model_code */
     double task_pred_ready;   /* 1 when per-task predictions of the phase exist */
+    double plan_residual, plan_limit; /* what this phase's plan left here (plan_limit -1: none) */
     int cphase;               /* the phase the comm thread is in (or was last in) */
     bool running;             /* cphase is running: tasks of it may still move */
     bool stopping;            /* tide_finalize is in progress: no new requests */

@@ -42,6 +42,13 @@ static void act_fatal(void *ctx, const char *msg)
     tide_fatal("strategy %s: %s", rt->lb.ops->name, msg);
 }
 
+static void act_report_plan(void *ctx, double residual, int limit)
+{
+    tide_rt *rt = ctx;
+    rt->plan_residual = residual;
+    rt->plan_limit = limit;
+}
+
 /* The strategy's knob values in its own order, from the configuration's table of all knobs. */
 static void pick_knobs(tide_rt *rt)
 {
@@ -74,7 +81,8 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
                                    .send_control = act_send_control,
                                    .allgatherv = act_allgatherv,
                                    .task_times = act_task_times,
-                                   .fatal = act_fatal};
+                                   .fatal = act_fatal,
+                                   .report_plan = act_report_plan};
     return TIDE_OK;
 }
 

@@ -54,6 +54,8 @@ static void fill_record(tide_protocol *cs)
     r->L_unc = rt->L_unc;
     r->pred_source = rt->pred_source;
     r->pred_model = rt->pred_model;
+    r->plan_residual = rt->plan_residual;
+    r->plan_limit = rt->plan_limit;
     r->time = tide_now() - rt->phase_start;
     r->tasks = (double)rt->phase_tasks;
     r->offloaded = (double)rt->n_offloaded;
@@ -220,6 +222,8 @@ bool tide_protocol_step(tide_protocol *cs)
         rt->n_offloaded = rt->n_received = rt->n_cancelled = 0;
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
+        rt->plan_residual = 0;
+        rt->plan_limit = -1;
         tide_predict_phase(rt);
         rt->cphase = cs->nphases;
         rt->running = true;

@@ -113,11 +113,15 @@ static int served_kind(const tide_rank_record *r)
     }
 }
 
+static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularity",
+                                                              "uncertainty", "capacity"};
+
 typedef struct summary {
     double W_par, W_avg, time, ideal;
     int64_t tasks, offloaded, bytes;
     prediction_error all;
     long served[SERVED_KINDS], predicted;
+    long limits[TIDE_LB_LIMIT_COUNT], planned; /* rank-phases with a plan, by what stayed */
 } summary;
 
 static summary summarize(const tide_phase_log *log, int threads)
@@ -138,6 +142,8 @@ static summary summarize(const tide_phase_log *log, int threads)
             add_error(&s.all, &r[i]);
             int k = served_kind(&r[i]);
             if (k >= 0) s.served[k]++, s.predicted++;
+            int lim = (int)r[i].plan_limit;
+            if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) s.limits[lim]++, s.planned++;
         }
     }
     return s;
@@ -165,6 +171,27 @@ static void json_string(FILE *f, const char *s)
         else fputc(*s, f);
     }
     fputc('"', f);
+}
+
+/* What the proactive plan left on each rank (null when no rank planned this phase). */
+static void json_plan(FILE *f, const tide_rank_record *r, int n)
+{
+    bool planned = false;
+    for (int i = 0; i < n; i++)
+        planned |= r[i].plan_limit >= 0;
+    if (!planned) {
+        fprintf(f, ", \"plan_residual\": null, \"plan_limit\": null");
+        return;
+    }
+    fprintf(f, ", ");
+    json_array(f, "plan_residual", r, n, offsetof(tide_rank_record, plan_residual), false);
+    fprintf(f, ", \"plan_limit\": [");
+    for (int i = 0; i < n; i++) {
+        int lim = (int)r[i].plan_limit;
+        fprintf(f, "%s\"%s\"", i ? ", " : "",
+                lim >= 0 && lim < TIDE_LB_LIMIT_COUNT ? limit_names[lim] : "none");
+    }
+    fprintf(f, "]");
 }
 
 void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
@@ -219,6 +246,7 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
         } else {
             fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"pred_source\": null");
         }
+        json_plan(f, r, n);
         fprintf(f, ",\n     ");
         json_array(f, "tasks", r, n, offsetof(tide_rank_record, tasks), true);
         fprintf(f, ", ");
@@ -256,6 +284,9 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
     fprintf(f, ",\n    \"pred_sources\": {");
     for (int k = 0; k < SERVED_KINDS; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", served_names[k], s.served[k]);
+    fprintf(f, "}, \"plan_limits\": {");
+    for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++)
+        fprintf(f, "%s\"%s\": %ld", k ? ", " : "", limit_names[k], s.limits[k]);
     fprintf(f, "}}\n}\n");
 }
 
@@ -279,4 +310,9 @@ void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
         first = 0;
     }
     fprintf(out, "\n");
+    if (s.limits[TIDE_LB_LIMIT_GRANULARITY] > 0)
+        fprintf(out,
+                "tide: in %ld of %ld planned rank-phases the surplus left was smaller than the "
+                "rank's lightest movable task: finer tasks would let the plan balance more\n",
+                s.limits[TIDE_LB_LIMIT_GRANULARITY], s.planned);
 }

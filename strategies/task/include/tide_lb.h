@@ -104,7 +104,19 @@ typedef struct tide_lb_actions {
     bool (*task_times)(void *ctx, double *times, long n);
     /* A broken protocol: ends the run with the message (does not return). */
     void (*fatal)(void *ctx, const char *msg);
+    /* What a plan leaves on this rank, for the statistics: the predicted load above the average
+     * after the plan (negative: below) and why it was not moved (tide_lb_limit). May be NULL. */
+    void (*report_plan)(void *ctx, double residual, int limit);
 } tide_lb_actions;
+
+/* Why a planned rank keeps a predicted surplus. */
+typedef enum tide_lb_limit {
+    TIDE_LB_LIMIT_NONE = 0,    /* no surplus left (or no plan) */
+    TIDE_LB_LIMIT_GRANULARITY, /* smaller than its lightest movable task: finer tasks would help */
+    TIDE_LB_LIMIT_UNCERTAINTY, /* within the prediction's margin (TIDE_PROACT_MARGIN) */
+    TIDE_LB_LIMIT_CAPACITY,    /* the underloaded ranks (beyond their margins) were full */
+    TIDE_LB_LIMIT_COUNT
+} tide_lb_limit;
 
 enum {
     /* Every rank enters the phase before anything moves: a status allgather at phase start gives

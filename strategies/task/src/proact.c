@@ -8,6 +8,7 @@
 #include "tide_lb.h"
 #include "tide_plan.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 enum { K_THRESHOLD, K_MAX_TASKS, K_MARGIN };
@@ -26,6 +27,23 @@ static void margins(const tide_lb_view *v, double *m)
 {
     for (int i = 0; i < v->size; i++)
         m[i] = v->all[i].L_unc > 0 ? v->knob[K_MARGIN] * v->all[i].L_unc : 0.0;
+}
+
+/* What the plan leaves on this rank: its predicted load after the plan above the average, and
+ * why that surplus stayed (lightest = its lightest task that could have moved). */
+static void report(const tide_lb_view *v, const tide_lb_actions *a, const double *after,
+                   const double *margin, double lightest)
+{
+    if (!a->report_plan) return;
+    double avg = 0;
+    for (int i = 0; i < v->size; i++)
+        avg += v->all[i].L_pred / v->size;
+    double residual = after[v->rank] - avg;
+    int limit = TIDE_LB_LIMIT_NONE;
+    if (residual > 0 && residual <= margin[v->rank]) limit = TIDE_LB_LIMIT_UNCERTAINTY;
+    else if (residual > 0 && residual < lightest) limit = TIDE_LB_LIMIT_GRANULARITY;
+    else if (residual > 0) limit = TIDE_LB_LIMIT_CAPACITY;
+    a->report_plan(a->ctx, residual, limit);
 }
 
 /* With per-task weights on every rank the plan chooses which tasks leave so that the moved load
@@ -58,7 +76,17 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
     bool ok = tide_plan_proact_weighted_margin(np, load, margin, off, w, NULL, dest, &plan) ==
               TIDE_PLAN_OK;
-    if (ok) a->offload_selected(a->ctx, dest + off[me], counts[me]);
+    if (ok) {
+        a->offload_selected(a->ctx, dest + off[me], counts[me]);
+        double lightest = INFINITY;
+        for (int i = 0; i < np; i++) /* load[] becomes the predicted load after the plan */
+            for (int64_t t = off[i]; t < off[i + 1]; t++) {
+                load[i] -= dest[t] != i ? w[t] : 0;
+                if (dest[t] != i) load[dest[t]] += w[t];
+                if (i == me && dest[t] == me && w[t] > 0 && w[t] < lightest) lightest = w[t];
+            }
+        report(v, a, load, margin, lightest);
+    }
     free(counts), free(off), free(load), free(margin), free(moves), free(w), free(dest), free(mine);
     return ok;
 }
@@ -79,6 +107,26 @@ static void send_row(const tide_lb_view *v, const tide_lb_actions *a, int64_t *r
     }
 }
 
+/* The uniform plan's predicted loads after it (tasks of average weight w_i = L_i / N_i). */
+static void report_uniform(const tide_lb_view *v, const tide_lb_actions *a,
+                           const tide_move_plan *plan, const double *load, const int64_t *n,
+                           const double *margin)
+{
+    double *after = malloc((size_t)v->size * sizeof *after);
+    if (!after) return; /* statistics only */
+    for (int i = 0; i < v->size; i++)
+        after[i] = load[i];
+    for (size_t k = 0; k < plan->nmoves; k++) {
+        const tide_move *m = &plan->moves[k];
+        double w = load[m->from] / (double)n[m->from];
+        after[m->from] -= (double)m->count * w;
+        after[m->to] += (double)m->count * w;
+    }
+    int me = v->rank;
+    report(v, a, after, margin, n[me] > 0 ? load[me] / (double)n[me] : INFINITY);
+    free(after);
+}
+
 static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
 {
     int np = v->size;
@@ -95,6 +143,7 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
         ok = tide_plan_proact_margin(np, load, margin, n, NULL, &plan) == TIDE_PLAN_OK &&
              tide_plan_row(&plan, n, v->rank, row) == TIDE_PLAN_OK;
+        if (ok) report_uniform(v, a, &plan, load, n, margin);
     }
     if (ok) send_row(v, a, row);
     free(load), free(margin), free(n), free(row), free(moves);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "tide_lb.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,9 @@ typedef struct fake {
     tide_control control[FAKE_MAX];
     long available; /* tasks the fake queue holds: offload takes at most these */
     int fatals;
+    int reports;
+    double residual; /* the last report_plan */
+    int limit;
 } fake;
 
 static int fake_offload(void *ctx, int dest, int n)
@@ -70,6 +74,14 @@ static void fake_fatal(void *ctx, const char *msg)
     ((fake *)ctx)->fatals++;
 }
 
+static void fake_report_plan(void *ctx, double residual, int limit)
+{
+    fake *f = ctx;
+    f->reports++;
+    f->residual = residual;
+    f->limit = limit;
+}
+
 static tide_lb_actions fake_actions(fake *f)
 {
     memset(f, 0, sizeof *f);
@@ -80,7 +92,8 @@ static tide_lb_actions fake_actions(fake *f)
                              fake_send_control,
                              fake_allgatherv,
                              fake_task_times,
-                             fake_fatal};
+                             fake_fatal,
+                             fake_report_plan};
 }
 
 /* The strategy's knobs at their defaults, in its order. */
