@@ -1,17 +1,25 @@
-/* The registered task strategies: adding one is its file and one line in `registered` below. */
+/* The registered task strategies: adding one is its file and one line in TIDE_LB_REGISTERED. */
 #include "tide_lb.h"
 
 #include <string.h>
 
-extern const tide_lb_ops tide_lb_ws, tide_lb_react, tide_lb_rep, tide_lb_react_rep, tide_lb_proact,
-    tide_lb_proact_react, tide_lb_random;
+/* The registered strategies, in the order TIDE_LB's error message lists them: one line each. */
+#define TIDE_LB_REGISTERED(X)                                                                      \
+    X(tide_lb_ws)                                                                                  \
+    X(tide_lb_react)                                                                               \
+    X(tide_lb_rep)                                                                                 \
+    X(tide_lb_react_rep)                                                                           \
+    X(tide_lb_proact)                                                                              \
+    X(tide_lb_proact_react)                                                                        \
+    X(tide_lb_random)
+
+#define DECLARE(ops) extern const tide_lb_ops ops;
+#define ENTRY(ops) &ops,
+TIDE_LB_REGISTERED(DECLARE)
 
 static const tide_lb_ops tide_lb_none = {.name = "none", .help = "no balancing (the baseline)"};
 
-static const tide_lb_ops *const registered[] = {
-    &tide_lb_none,      &tide_lb_ws,     &tide_lb_react,        &tide_lb_rep,
-    &tide_lb_react_rep, &tide_lb_proact, &tide_lb_proact_react, &tide_lb_random,
-};
+static const tide_lb_ops *const registered[] = {&tide_lb_none, TIDE_LB_REGISTERED(ENTRY)};
 
 #define NREGISTERED (sizeof registered / sizeof *registered)
 #define MAX_KNOBS 64
