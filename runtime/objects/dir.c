@@ -19,13 +19,6 @@ bool tide_obj_grow(void **arr, int64_t *cap, int64_t need, size_t elem)
     return true;
 }
 
-int tide_obj_mpi_count(size_t n, const char *what)
-{
-    if (n > INT_MAX)
-        tide_fatal("objects: %s of %zu bytes for one rank exceeds MPI's int counts", what, n);
-    return (int)n;
-}
-
 bool tide_obj_buf_reserve(tide_obj_buf *b, size_t extra)
 {
     if (b->len + extra <= b->cap) return true;

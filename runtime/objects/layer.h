@@ -110,6 +110,14 @@ void tide_obj_free(tide_obj *o);
 bool tide_obj_buf_reserve(tide_obj_buf *b, size_t extra);
 /* n as an MPI count; aborts with a message naming `what` when it exceeds INT_MAX. */
 int tide_obj_mpi_count(size_t n, const char *what);
+/* coll.c: the layer's exchanges. alltoallv of bytes: scount/sdispl given, rcount/rdispl and the
+ * received total filled; returns the received bytes (caller frees). allgatherv of len bytes from
+ * every rank: counts/displs filled; returns all ranks' bytes in rank order (caller frees). */
+unsigned char *tide_objcoll_alltoallv(tide_objects_layer *L, const unsigned char *send,
+                                      const int *scount, const int *sdispl, int *rcount,
+                                      int *rdispl, size_t *rtotal, const char *what);
+void *tide_objcoll_allgatherv(tide_objects_layer *L, const void *mine, size_t len, int *counts,
+                              int *displs, size_t *total, const char *what);
 /* Grows an array of elements of `elem` bytes so that it holds `need`; false when out of memory. */
 bool tide_obj_grow(void **arr, int64_t *cap, int64_t need, size_t elem);
 

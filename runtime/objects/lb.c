@@ -67,16 +67,9 @@ static void gather_graph(tide_objects_layer *L, int64_t **off, int64_t **adj, do
     int *counts = malloc((size_t)np * sizeof *counts),
         *displs = malloc((size_t)np * sizeof *displs);
     TIDE_OBJ_NEED(counts && displs);
-    int mine = tide_obj_mpi_count((size_t)L->nedges * sizeof(tide_obj_edge), "communication graph");
-    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, L->comm);
-    size_t total = 0;
-    for (int r = 0; r < np; r++) {
-        displs[r] = tide_obj_mpi_count(total, "communication graph");
-        total += (size_t)counts[r];
-    }
-    tide_obj_edge *all = malloc(total + 1);
-    TIDE_OBJ_NEED(all);
-    MPI_Allgatherv(L->edges, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, L->comm);
+    size_t total;
+    tide_obj_edge *all = tide_objcoll_allgatherv(L, L->edges, (size_t)L->nedges * sizeof *all,
+                                                 counts, displs, &total, "communication graph");
     free(counts);
     free(displs);
     int64_t m = (int64_t)(total / sizeof *all);
@@ -158,15 +151,9 @@ static void migrate(tide_objects_layer *L, const int32_t *new_owner)
         tide_obj_free(o);
     }
     L->nloc = kept;
-    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, L->comm);
-    size_t rtotal = 0;
-    for (int r = 0; r < np; r++) {
-        rdispl[r] = tide_obj_mpi_count(rtotal, "migration");
-        rtotal += (size_t)rcount[r];
-    }
-    unsigned char *recv = malloc(rtotal + 1);
-    TIDE_OBJ_NEED(recv);
-    MPI_Alltoallv(send, scount, sdispl, MPI_BYTE, recv, rcount, rdispl, MPI_BYTE, L->comm);
+    size_t rtotal;
+    unsigned char *recv =
+        tide_objcoll_alltoallv(L, send, scount, sdispl, rcount, rdispl, &rtotal, "migration");
     free(send);
 
     tide_objmig_adopt(L, recv, rtotal, new_owner);

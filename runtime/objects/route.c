@@ -102,15 +102,9 @@ void tide_objmsg_route(tide_objects_layer *L, int64_t *delivered, int64_t *bytes
         need[dest] += rec;
         off += rec;
     }
-    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, L->comm);
-    size_t rtotal = 0;
-    for (int r = 0; r < np; r++) {
-        rdispl[r] = tide_obj_mpi_count(rtotal, "messages");
-        rtotal += (size_t)rcount[r];
-    }
-    unsigned char *recv = malloc(rtotal + 1);
-    TIDE_OBJ_NEED(recv);
-    MPI_Alltoallv(send, scount, sdispl, MPI_BYTE, recv, rcount, rdispl, MPI_BYTE, L->comm);
+    size_t rtotal;
+    unsigned char *recv =
+        tide_objcoll_alltoallv(L, send, scount, sdispl, rcount, rdispl, &rtotal, "messages");
     *delivered = *bytes = 0;
     for (int r = 0; r < np; r++)
         deliver(L, recv + rdispl[r], (size_t)rcount[r], r, delivered, bytes);
