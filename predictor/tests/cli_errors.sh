@@ -44,6 +44,14 @@ expect short "short.csv:3: expected 3 fields"
 printf 'phase,rank,load\n0.5,0,1\n' >"$dir/fraction.csv"
 expect fraction "fraction.csv:2: column 'phase'"
 
+# A NUL byte ends C strings: it must not silently cut a row short.
+printf 'phase,rank,load\n0,0,1\n1,0,2\0003\n' >"$dir/nul.csv"
+expect nul "nul.csv:3: a NUL byte at column 6"
+
+# A directory is not an empty file.
+mkdir "$dir/folder.csv"
+expect folder "folder.csv: is a directory"
+
 printf 'phase,rank,load\n0,0,1\n' >"$dir/ok.csv"
 expect ok "TIDE_PRED_WINDOW='0' is invalid" --window 0
 expect ok "TIDE_PRED_TRAIN='5' is invalid" --train 5
@@ -54,5 +62,18 @@ expect absent "absent.csv: No such file"
 if ! "$exe" "$dir/ok.csv" >/dev/null; then
     echo "FAIL: a valid file was rejected"
     fails=$((fails + 1))
+fi
+
+# A UTF-8 byte order mark before the header (spreadsheet exports) is skipped: the same report.
+printf 'phase,rank,load\n0,0,1\n1,0,2\n2,0,2.5\n' >"$dir/plain.csv"
+printf '\357\273\277' | cat - "$dir/plain.csv" >"$dir/bom.csv"
+"$exe" --json "$dir/plain.csv" >"$dir/plain.out" 2>&1
+"$exe" --json "$dir/bom.csv" >"$dir/bom.out" 2>"$dir/err"
+rc=$?
+if [ "$rc" -ne 0 ] || ! cmp -s "$dir/plain.out" "$dir/bom.out"; then
+    echo "FAIL bom: exit $rc, stderr: $(cat "$dir/err"), output differs from the file without it"
+    fails=$((fails + 1))
+else
+    echo "ok bom: same report as without the mark"
 fi
 exit $fails

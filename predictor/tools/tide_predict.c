@@ -3,8 +3,9 @@
  * the same tide_model calls the runtime makes, so the predictions are the runtime's.
  *
  * Input: a header naming at least phase,rank,load (any order; other columns are features, used by
- * --model task), then one row per phase and rank, phases increasing per rank. Exit status: 0, 2 on
- * bad options or input (with file:line), 1 when memory runs out. */
+ * --model task), then one row per phase and rank, phases increasing per rank; a UTF-8 byte order
+ * mark before the header is skipped. Exit status: 0, 2 on bad options or input (with file:line),
+ * 1 when memory runs out. */
 #define _POSIX_C_SOURCE 200809L
 #include "tide_predictor.h"
 #include "tide_predictor_knobs.h"
@@ -12,9 +13,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define MAX_COLS 64
 
@@ -49,8 +53,12 @@ typedef struct run {
     int json;
     int ncols, col_phase, col_rank, col_load;
     char *names[MAX_COLS];
-    rank_run *ranks;
-    int nranks, cap_ranks;
+    rank_run *ranks; /* in order of first appearance: the report's order */
+    long nranks, cap_ranks;
+    /* Open addressing over rank numbers: index + 1 into ranks, 0 = empty. A power of two,
+     * at most half full. */
+    long *slots;
+    size_t nslots;
     prediction *preds;
     size_t npreds, cap_preds;
 } run;
@@ -191,10 +199,35 @@ static long integer(const run *r, long lineno, const char *col, const char *s)
     return (long)v;
 }
 
+static size_t slot_of(const run *r, long rank)
+{
+    uint64_t h = (uint64_t)rank; /* MurmurHash3's finalizer: consecutive ranks scatter */
+    h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+    h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    size_t mask = r->nslots - 1;
+    size_t i = (size_t)h & mask;
+    while (r->slots[i] && r->ranks[r->slots[i] - 1].rank != rank)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static void grow_slots(run *r)
+{
+    free(r->slots);
+    r->nslots = r->nslots ? 2 * r->nslots : 1024;
+    r->slots = calloc(r->nslots, sizeof *r->slots);
+    if (!r->slots) fail(1, "out of memory");
+    for (long k = 0; k < r->nranks; k++)
+        r->slots[slot_of(r, r->ranks[k].rank)] = k + 1;
+}
+
+/* The rank's state, created at its first row. */
 static rank_run *rank_of(run *r, long rank)
 {
-    for (int i = 0; i < r->nranks; i++)
-        if (r->ranks[i].rank == rank) return &r->ranks[i];
+    if (2 * ((size_t)r->nranks + 1) > r->nslots) grow_slots(r);
+    size_t i = slot_of(r, rank);
+    if (r->slots[i]) return &r->ranks[r->slots[i] - 1];
     if (r->nranks == r->cap_ranks) {
         r->cap_ranks = r->cap_ranks ? 2 * r->cap_ranks : 16;
         r->ranks = realloc(r->ranks, sizeof *r->ranks * (size_t)r->cap_ranks);
@@ -207,7 +240,7 @@ static rank_run *rank_of(run *r, long rank)
     rr->last_phase = -1;
     rr->model = tide_model_create(&r->params, err, sizeof err);
     if (!rr->model) fail(2, "%s", err);
-    r->nranks++;
+    r->slots[i] = ++r->nranks;
     return rr;
 }
 
@@ -291,25 +324,37 @@ static void read_csv(run *r)
 {
     FILE *f = fopen(r->path, "r");
     if (!f) fail(2, "%s: %s", r->path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+        fail(2, "%s: is a directory (expected a CSV file)", r->path);
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
     int header = 0;
-    while (getline(&line, &cap, f) != -1) {
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) != -1) {
         lineno++;
-        if (strspn(line, " \t\r\n") == strlen(line)) continue;
+        char *text = line;
+        /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first field. */
+        if (lineno == 1 && strncmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
+        char *nul = memchr(text, 0, (size_t)len);
+        if (nul)
+            fail(2, "%s:%ld: a NUL byte at column %ld (not a text CSV file?)", r->path, lineno,
+                 (long)(nul - text) + 1);
+        if (strspn(text, " \t\r\n") == strlen(text)) continue;
         if (!header) {
-            parse_header(r, line);
+            parse_header(r, text);
             header = 1;
             continue;
         }
         char *fields[MAX_COLS];
-        int n = split(line, fields);
+        int n = split(text, fields);
         if (n != r->ncols)
             fail(2, "%s:%ld: expected %d fields as in the header, found %d", r->path, lineno,
                  r->ncols, n);
         process_row(r, lineno, fields);
     }
+    if (ferror(f)) fail(2, "%s:%ld: cannot read: %s", r->path, lineno + 1, strerror(errno));
     free(line);
     fclose(f);
     if (!header) fail(2, "%s:1: empty file (expected a header phase,rank,load)", r->path);
@@ -408,7 +453,7 @@ static void report(const run *r)
 {
     errors all = {0}, base[NBASE] = {{0}};
     if (r->json) printf("{\"ranks\":[");
-    for (int i = 0; i < r->nranks; i++) {
+    for (long i = 0; i < r->nranks; i++) {
         const rank_run *rr = &r->ranks[i];
         tide_model_stats s;
         tide_model_get_stats(rr->model, &s);
@@ -447,10 +492,10 @@ int main(int argc, char **argv)
     parse_args(&r, argc, argv);
     read_csv(&r);
     report(&r);
-    for (int i = 0; i < r.nranks; i++)
+    for (long i = 0; i < r.nranks; i++)
         tide_model_destroy(r.ranks[i].model);
     for (int i = 0; i < r.ncols; i++)
         free(r.names[i]);
-    free(r.ranks), free(r.preds);
+    free(r.ranks), free(r.slots), free(r.preds);
     return 0;
 }

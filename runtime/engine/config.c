@@ -166,7 +166,8 @@ static const tide_knob runtime_rows[] = {
      .kind = TIDE_KNOB_CHOICE,
      .def = "1",
      .choices = bool_names,
-     .help = "compare a hash of the executable across ranks at init",
+     .help = "compare a hash of the executable's contents across ranks at init (its file "
+             "name may differ: docs/wire.md)",
      FIELD(check_exe)},
 };
 

@@ -1,13 +1,15 @@
 /* Portable identity of task functions. A function pointer differs between ranks (ASLR, PIE,
  * shared libraries loaded at other addresses) but its offset inside the object file that holds
- * it does not. A function travels as (hash of the object's file name, offset); each rank maps
- * that back through its own table of loaded objects. */
+ * it does not. A function travels as (module key, offset); each rank maps that back through its
+ * own table of loaded objects. A shared library's key is a hash of its file name. The main
+ * program's key is its role, MAIN_PROGRAM_KEY: a process has exactly one, and its file name may
+ * differ between ranks (a staged copy, srun --bcast) while its code does not; that the code is
+ * the same on every rank is what tide_init checks, by the file's contents (tide_exe_hash). */
 #define _GNU_SOURCE
 #include "internal.h"
 
 #include <elf.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,9 @@ uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len)
     return h;
 }
 
+/* No file name hashes to it (FNV-1a of a non-empty name is 0 with probability 2^-64). */
+#define MAIN_PROGRAM_KEY 0
+
 static uint64_t name_key(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -41,16 +46,9 @@ static uint64_t name_key(const char *path)
 static int collect(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    (void)data;
-    char exe[PATH_MAX];
-    const char *name = info->dlpi_name;
-    if (!name || !*name) {
-        /* The main program reports an empty name. */
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n <= 0) return 0;
-        exe[n] = 0;
-        name = exe;
-    }
+    bool *first = data;
+    bool main_program = *first; /* dl_iterate_phdr lists the main program first */
+    *first = false;
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -63,7 +61,8 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
     module *grown = realloc(modules, (size_t)(nmodules + 1) * sizeof *modules);
     if (!grown) return 1;
     modules = grown;
-    module m = {name_key(name), lo & ~(uintptr_t)0xfff, hi, false};
+    uint64_t key = main_program ? MAIN_PROGRAM_KEY : name_key(info->dlpi_name);
+    module m = {key, lo & ~(uintptr_t)0xfff, hi, false};
     for (int i = 0; i < nmodules; i++)
         if (modules[i].key == m.key) modules[i].ambiguous = m.ambiguous = true;
     modules[nmodules++] = m;
@@ -75,7 +74,8 @@ static void rebuild_locked(void)
     free(modules);
     modules = NULL;
     nmodules = 0;
-    dl_iterate_phdr(collect, NULL);
+    bool first = true;
+    dl_iterate_phdr(collect, &first);
 }
 
 int tide_fnid_init(void)

@@ -54,26 +54,36 @@ static int agree(tide_rt *rt, int rc, int code_if_other)
     return tide_fail(code_if_other, "rank %d failed to initialize Tide", first);
 }
 
+/* Every rank's executable must hold the same code: task functions travel as offsets into it
+ * (fnid.c), whatever the file is called on each rank. A mismatch names both ranks' files. */
 static int check_same_executable(tide_rt *rt)
 {
-    char path[1024];
+    char path[1024], path0[1024], other[1024];
     uint64_t h = 0;
     int rc = tide_exe_hash(&h, path, sizeof path);
+    if (rc != TIDE_OK) snprintf(path, sizeof path, "(unreadable)");
     uint64_t *all = malloc((size_t)rt->size * sizeof *all);
-    if (!all) return tide_fail(TIDE_ERR_NOMEM, "out of memory");
+    if (!all) tide_fatal("out of memory comparing the executables");
     MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
     int differ = -1;
     for (int i = 0; i < rt->size && differ < 0; i++)
         if (all[i] != all[0]) differ = i;
     free(all);
+    if (differ >= 0) { /* every rank knows differ: both paths reach every rank */
+        memcpy(path0, path, sizeof path0);
+        memcpy(other, path, sizeof other);
+        MPI_Bcast(path0, sizeof path0, MPI_CHAR, 0, MPI_COMM_WORLD);
+        MPI_Bcast(other, sizeof other, MPI_CHAR, differ, MPI_COMM_WORLD);
+    }
     if (rc != TIDE_OK) return rc;
     if (differ >= 0)
         return tide_fail(TIDE_ERR_MISMATCH,
-                         "rank %d runs a different executable than rank 0 (this rank: %s); task "
-                         "functions are identified by their place in the executable, so every "
-                         "rank must run the same file (set TIDE_CHECK_EXE=0 only if the files "
-                         "differ in nothing but bytes outside the code)",
-                         differ, path);
+                         "rank %d runs a different executable than rank 0 (rank 0: %s, rank %d: "
+                         "%s, whose contents differ): task functions travel as places in the "
+                         "program, so every rank must run the same one (a copy under another "
+                         "name is fine; set TIDE_CHECK_EXE=0 only if the files differ in nothing "
+                         "but bytes outside the code)",
+                         differ, path0, differ, other);
     return TIDE_OK;
 }
 

@@ -27,13 +27,21 @@ typedef struct tide_obj_buf {
     size_t len, cap;
 } tide_obj_buf;
 
+/* The OUT argument of an object's task: what the copy whose result is kept measured, and
+ * where that copy ran (once.c). */
+typedef struct tide_obj_ran {
+    double time;  /* execution time of the iteration function */
+    int32_t rank; /* the rank that ran it; -1 before the task completed */
+    int32_t pad;
+} tide_obj_ran;
+
 typedef struct tide_obj {
     int64_t id;
     size_t size;
     unsigned char *state;
     tide_object_fn fn;  /* its address in this process */
     tide_fnid fnid;     /* its portable identity: how it travels */
-    double time;        /* OUT of the latest iteration's task */
+    tide_obj_ran ran;   /* OUT of the latest iteration's task */
     double load_sum;    /* execution time since the last rescheduling */
     int64_t load_n;     /* iterations it ran since then */
     tide_obj_buf inbox; /* messages for its next iteration */
@@ -81,6 +89,10 @@ typedef struct tide_objects_layer {
     tide_obj_edge *edges;
     int64_t nedges, edges_cap;
     int64_t window; /* iterations since the last rescheduling */
+    /* Other ranks' objects whose task ran here this iteration (under out_lock): their messages
+     * count only if that copy's result was kept (once.c). */
+    int64_t *ran_here;
+    int64_t nran_here, ran_here_cap;
 
     const tide_global_strategy *lb;
     int period;
@@ -128,6 +140,13 @@ void tide_objmsg_count(tide_objects_layer *L);
 void tide_objmsg_route(tide_objects_layer *L, int64_t *delivered, int64_t *bytes);
 /* Gives o's inbox to its next task, sorted by (from, seq). */
 void tide_objmsg_take_inbox(tide_obj *o);
+
+/* once.c: exactly one copy's messages (replicated object tasks). */
+/* Worker: the task of another rank's object `id` ran on this rank. */
+void tide_objonce_ran_here(tide_objects_layer *L, int64_t id);
+/* Collective, after the iteration's taskwait and before its messages are counted: drops from the
+ * outbox the messages of copies whose result was not kept. */
+void tide_objonce_settle(tide_objects_layer *L);
 
 /* objects_lb.c: one rescheduling (collective). */
 void tide_objlb_run(tide_objects_layer *L, uint64_t seed);

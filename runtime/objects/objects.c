@@ -1,11 +1,12 @@
 /* Persistent migratable objects: the public API and one iteration (docs/objects.md).
  *
  * An iteration runs every local object as an ordinary Tide task (state INOUT, sorted inbox IN,
- * a small header VALUE, its measured time OUT), so worker threads, offloading and exactly-once
- * execution come from the task layer. Afterwards the application thread, on a communicator of
- * its own, folds the messages into the communication graph, reschedules when due, and routes
- * the messages by the mapping that is current then: a message therefore follows an object that
- * just migrated without ever being forwarded. */
+ * a small header VALUE, its measured time and the rank that ran it OUT), so worker threads,
+ * offloading and exactly-once execution come from the task layer. Afterwards the comm thread,
+ * on a communicator of the layer's own, keeps only the messages of the copies whose results
+ * were kept (once.c), folds them into the communication graph, reschedules when due,
+ * and routes the messages by the mapping that is current then: a message therefore follows an
+ * object that just migrated without ever being forwarded. */
 #include "layer.h"
 
 #include <omp.h>
@@ -36,9 +37,10 @@ static void object_task(void **args)
     unsigned char *state = args[0];
     const unsigned char *inbox = args[1];
     const task_hdr *h = args[2];
-    double *time = args[3];
+    tide_obj_ran *ran = args[3];
     tide_object_fn fn = h->fn;
-    if (h->origin != tide_rank()) {
+    int me = tide_rank();
+    if (h->origin != me) {
         tide_task_fn f = tide_fnid_resolve(h->fnid);
         if (!f)
             tide_fatal("objects: object %lld's function is not in this process", (long long)h->id);
@@ -55,15 +57,16 @@ static void object_task(void **args)
         msgs[i] = (tide_object_msg){m.from, m.size ? inbox + off + sizeof m : NULL, m.size};
         off += TIDE_OBJ_REC(m.size);
     }
-    tide_object_info info = {h->id, h->iteration, tide_rank()};
+    tide_object_info info = {h->id, h->iteration, me};
     current.active = true;
     current.id = h->id;
     current.seq = 0;
     double t0 = tide_now();
     fn(state, h->state_size, msgs, h->nmsgs, &info);
-    *time = tide_now() - t0;
+    *ran = (tide_obj_ran){.time = tide_now() - t0, .rank = me};
     current.active = false;
     free(msgs);
+    if (h->origin != me) tide_objonce_ran_here(layer, h->id);
 }
 
 static tide_objects_layer *layer_get(void)
@@ -207,6 +210,9 @@ static void reschedule_and_route_step(void *arg)
 {
     layer_step *s = arg;
     tide_objects_layer *L = s->L;
+    tide_objonce_settle(L);
+    tide_objmsg_count(L);
+    L->window++;
     if (L->lb->plan != tide_global_none && L->window >= L->period)
         tide_objlb_run(L,
                        tide_rt_global->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)L->iteration);
@@ -227,6 +233,7 @@ static void submit_objects(tide_objects_layer *L)
     for (int64_t i = 0; i < L->nloc; i++) {
         tide_obj *o = L->loc[i];
         tide_objmsg_take_inbox(o);
+        o->ran = (tide_obj_ran){.time = 0, .rank = -1};
         task_hdr h = {.id = o->id,
                       .iteration = L->iteration,
                       .state_size = o->size,
@@ -238,7 +245,7 @@ static void submit_objects(tide_objects_layer *L)
         tide_arg args[4] = {{o->state, o->size, TIDE_INOUT},
                             {o->running.data, o->running.len, TIDE_IN},
                             {&h, sizeof h, TIDE_VALUE},
-                            {&o->time, sizeof o->time, TIDE_OUT}};
+                            {&o->ran, sizeof o->ran, TIDE_OUT}};
         tide_task *t;
         if (tide_task_create(&t, object_task, 4, args) != TIDE_OK || tide_task_submit(t) != TIDE_OK)
             tide_fatal("objects: cannot submit object %lld: %s", (long long)o->id,
@@ -265,14 +272,12 @@ int tide_objects_iterate(void)
     if (rc != TIDE_OK) tide_fatal("objects: tide_taskwait failed: %s", tide_last_error_message());
     for (int64_t i = 0; i < L->nloc; i++) {
         tide_obj *o = L->loc[i];
-        o->load_sum += o->time;
+        o->load_sum += o->ran.time;
         o->load_n++;
-        step.load_self += o->time;
+        step.load_self += o->ran.time;
         o->running.len = 0;
         o->nrunning = 0;
     }
-    tide_objmsg_count(L);
-    L->window++;
     tide_comm_call(tide_rt_global, reschedule_and_route_step, &step);
     L->iteration++;
     return TIDE_OK;
@@ -363,6 +368,7 @@ static void layer_free(tide_objects_layer *L)
     free(L->dir_owner);
     free(L->out.data);
     free(L->edges);
+    free(L->ran_here);
     free(L->hist);
     free(L->iter_load);
     tide_objstats_free_last(L);
