@@ -30,12 +30,12 @@ else()
 endif()
 set(TIDE_MPI_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_rmaps_base_oversubscribe=1;TIDE_QUIET=1")
 if(TIDE_SANITIZE)
-  # Leaks are errors; Open MPI's own are suppressed (tests/lsan.supp), Tide's are not. Keeping
+  # Leaks are errors; Open MPI's own are suppressed (cmake/lsan.supp), Tide's are not. Keeping
   # Open MPI's components loaded gives their frames names the suppressions can match.
   list(APPEND TIDE_MPI_TEST_ENV
     "OMPI_MCA_mca_base_component_disable_dlclose=1"
     "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:fast_unwind_on_malloc=0"
-    "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/../tests/lsan.supp:print_suppressions=0"
+    "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan.supp:print_suppressions=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 endif()
 
@@ -58,12 +58,12 @@ function(tide_task_strategy_names out)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()
 
-# Strategy tests check the strategy's effect, not only the results: tests/lb_effect.py runs the
+# Strategy tests check the strategy's effect, not only the results: cmake/lb_effect.py runs the
 # test's command with the strategy its environment names (KNOB: TIDE_LB or TIDE_GLOBAL_LB) and
 # again with none, and requires that work moved and that R_imb (TIDE_STATS phases[].W) fell.
 # tide_lb_effect(<var> <test name> <knob> [lb_effect.py options...]) sets <var> to the prefix;
 # the test is then add_test(NAME <test name> COMMAND ${<var>} -- <command...>).
-set(TIDE_LB_EFFECT_PY ${CMAKE_CURRENT_LIST_DIR}/../tests/lb_effect.py)
+set(TIDE_LB_EFFECT_PY ${CMAKE_CURRENT_LIST_DIR}/lb_effect.py)
 function(tide_lb_effect var name knob)
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
   set(${var} ${Python3_EXECUTABLE} ${TIDE_LB_EFFECT_PY} --out ${CMAKE_CURRENT_BINARY_DIR}/${name}
