@@ -78,6 +78,161 @@ static int parse_costs(const char *s, double *c)
     return tok ? -1 : 0;
 }
 
+/* The parsers of the options that take a value: 0, or 2 with the message in err. */
+typedef int (*value_parser)(const char *a, const char *val, samoa_options *o, char *err,
+                            size_t errlen);
+
+static int parse_int(const char *a, const char *val, long lo, long hi, const char *allowed,
+                     int *out, char *err, size_t errlen)
+{
+    long v;
+    if (parse_long(val, lo, hi, &v)) return fail(err, errlen, a, val, allowed);
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_depth(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    return parse_int(a, val, 0, SAMOA_GRID_MAX_DEPTH, "0..20", &o->depth, err, errlen);
+}
+
+/* The smallest depth with at least that many cells. */
+static int parse_cells(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    long v, max = 2L << SAMOA_GRID_MAX_DEPTH;
+    if (parse_long(val, 1, max, &v)) return fail(err, errlen, a, val, "1..2097152");
+    int d = 0;
+    while ((2L << d) < v)
+        d++;
+    o->depth = d;
+    return 0;
+}
+
+static int parse_sections(const char *a, const char *val, samoa_options *o, char *err,
+                          size_t errlen)
+{
+    return parse_int(a, val, 1, 65536, "1..65536", &o->sections, err, errlen);
+}
+
+static int parse_steps(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    return parse_int(a, val, 1, 100000000, "1..100000000", &o->steps, err, errlen);
+}
+
+static int parse_kernel(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    if (!strcmp(val, "compute"))
+        o->kernel = SAMOA_KERNEL_COMPUTE;
+    else if (!strcmp(val, "sleep"))
+        o->kernel = SAMOA_KERNEL_SLEEP;
+    else
+        return fail(err, errlen, a, val, "compute or sleep");
+    return 0;
+}
+
+static int parse_cost_us(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    if (parse_costs(val, o->cost_us))
+        return fail(err, errlen, a, val, "three numbers >= 0, DRY,WET,COAST");
+    o->have_costs = 1;
+    return 0;
+}
+
+static int parse_cost_scale(const char *a, const char *val, samoa_options *o, char *err,
+                            size_t errlen)
+{
+    if (parse_double(val, &o->cost_scale) || !(o->cost_scale > 0))
+        return fail(err, errlen, a, val, "a number > 0");
+    return 0;
+}
+
+static int parse_coast_work(const char *a, const char *val, samoa_options *o, char *err,
+                            size_t errlen)
+{
+    return parse_int(a, val, 0, 1000, "0..1000", &o->coast_work, err, errlen);
+}
+
+static int parse_cfl(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    if (parse_double(val, &o->cfl) || !(o->cfl > 0 && o->cfl <= 0.5))
+        return fail(err, errlen, a, val, "a number in (0, 0.5]");
+    return 0;
+}
+
+/* --jitter and --disturb. */
+static int parse_noise_event(const char *a, const char *val, samoa_options *o, char *err,
+                             size_t errlen)
+{
+    noise_event *e = !strcmp(a, "--jitter") ? &o->noise.jitter : &o->noise.disturb;
+    if (noise_event_parse(val, e))
+        return fail(err, errlen, a, val, "P:F with P in [0, 1] and F in [1, 1000]");
+    return 0;
+}
+
+static int parse_noise_seed(const char *a, const char *val, samoa_options *o, char *err,
+                            size_t errlen)
+{
+    long v;
+    if (parse_long(val, 0, 2147483647L, &v))
+        return fail(err, errlen, a, val, "an integer in [0, 2^31)");
+    o->noise.seed = (uint64_t)v;
+    return 0;
+}
+
+static int parse_vtk(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    if (!*val) return fail(err, errlen, a, val, "a directory");
+    o->vtk_dir = val;
+    return 0;
+}
+
+static int parse_vtk_every(const char *a, const char *val, samoa_options *o, char *err,
+                           size_t errlen)
+{
+    return parse_int(a, val, 0, 100000000, "an integer >= 0", &o->vtk_every, err, errlen);
+}
+
+static const struct value_option {
+    const char *name;
+    value_parser parse;
+} value_options[] = {
+    {"--depth", parse_depth},
+    {"--cells", parse_cells},
+    {"--sections-per-rank", parse_sections},
+    {"--steps", parse_steps},
+    {"--kernel", parse_kernel},
+    {"--cost-us", parse_cost_us},
+    {"--cost-scale", parse_cost_scale},
+    {"--coast-work", parse_coast_work},
+    {"--cfl", parse_cfl},
+    {"--vtk", parse_vtk},
+    {"--vtk-every", parse_vtk_every},
+    {"--jitter", parse_noise_event},
+    {"--disturb", parse_noise_event},
+    {"--noise-seed", parse_noise_seed},
+};
+
+static value_parser value_parser_of(const char *a)
+{
+    for (size_t k = 0; k < sizeof value_options / sizeof value_options[0]; k++)
+        if (!strcmp(a, value_options[k].name)) return value_options[k].parse;
+    return NULL;
+}
+
+/* --help, --verify, --calibrate: 1 when a is one of them. */
+static int set_flag(const char *a, samoa_options *o)
+{
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+        o->help = 1;
+    else if (!strcmp(a, "--verify"))
+        o->verify = 1;
+    else if (!strcmp(a, "--calibrate"))
+        o->calibrate = 1;
+    else
+        return 0;
+    return 1;
+}
+
 int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size_t errlen)
 {
     *o = (samoa_options){
@@ -85,91 +240,22 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
     o->noise = noise_spec_default();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        long v;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            o->help = 1;
-            continue;
-        }
-        if (!strcmp(a, "--verify")) {
-            o->verify = 1;
-            continue;
-        }
-        if (!strcmp(a, "--calibrate")) {
-            o->calibrate = 1;
-            continue;
-        }
+        if (set_flag(a, o)) continue;
         if (strncmp(a, "--", 2) != 0) {
             snprintf(err, errlen, "samoa_proxy: unexpected argument '%s' (see --help)", a);
             return 2;
         }
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--depth") || !strcmp(a, "--cells") || !strcmp(a, "--sections-per-rank") ||
-            !strcmp(a, "--steps") || !strcmp(a, "--kernel") || !strcmp(a, "--cost-us") ||
-            !strcmp(a, "--cost-scale") || !strcmp(a, "--coast-work") || !strcmp(a, "--cfl") ||
-            !strcmp(a, "--vtk") || !strcmp(a, "--vtk-every") || !strcmp(a, "--jitter") ||
-            !strcmp(a, "--disturb") || !strcmp(a, "--noise-seed")) {
-            if (!val) {
-                snprintf(err, errlen, "samoa_proxy: %s needs a value (see --help)", a);
-                return 2;
-            }
-            i++;
-        } else {
+        value_parser parse = value_parser_of(a);
+        if (!parse) {
             snprintf(err, errlen, "samoa_proxy: unknown option '%s' (see --help)", a);
             return 2;
         }
-        if (!strcmp(a, "--depth")) {
-            if (parse_long(val, 0, SAMOA_GRID_MAX_DEPTH, &v))
-                return fail(err, errlen, a, val, "0..20");
-            o->depth = (int)v;
-        } else if (!strcmp(a, "--cells")) {
-            long max = 2L << SAMOA_GRID_MAX_DEPTH;
-            if (parse_long(val, 1, max, &v)) return fail(err, errlen, a, val, "1..2097152");
-            int d = 0;
-            while ((2L << d) < v)
-                d++;
-            o->depth = d;
-        } else if (!strcmp(a, "--sections-per-rank")) {
-            if (parse_long(val, 1, 65536, &v)) return fail(err, errlen, a, val, "1..65536");
-            o->sections = (int)v;
-        } else if (!strcmp(a, "--steps")) {
-            if (parse_long(val, 1, 100000000, &v)) return fail(err, errlen, a, val, "1..100000000");
-            o->steps = (int)v;
-        } else if (!strcmp(a, "--kernel")) {
-            if (!strcmp(val, "compute"))
-                o->kernel = SAMOA_KERNEL_COMPUTE;
-            else if (!strcmp(val, "sleep"))
-                o->kernel = SAMOA_KERNEL_SLEEP;
-            else
-                return fail(err, errlen, a, val, "compute or sleep");
-        } else if (!strcmp(a, "--cost-us")) {
-            if (parse_costs(val, o->cost_us))
-                return fail(err, errlen, a, val, "three numbers >= 0, DRY,WET,COAST");
-            o->have_costs = 1;
-        } else if (!strcmp(a, "--cost-scale")) {
-            if (parse_double(val, &o->cost_scale) || !(o->cost_scale > 0))
-                return fail(err, errlen, a, val, "a number > 0");
-        } else if (!strcmp(a, "--coast-work")) {
-            if (parse_long(val, 0, 1000, &v)) return fail(err, errlen, a, val, "0..1000");
-            o->coast_work = (int)v;
-        } else if (!strcmp(a, "--cfl")) {
-            if (parse_double(val, &o->cfl) || !(o->cfl > 0 && o->cfl <= 0.5))
-                return fail(err, errlen, a, val, "a number in (0, 0.5]");
-        } else if (!strcmp(a, "--jitter") || !strcmp(a, "--disturb")) {
-            noise_event *e = !strcmp(a, "--jitter") ? &o->noise.jitter : &o->noise.disturb;
-            if (noise_event_parse(val, e))
-                return fail(err, errlen, a, val, "P:F with P in [0, 1] and F in [1, 1000]");
-        } else if (!strcmp(a, "--noise-seed")) {
-            if (parse_long(val, 0, 2147483647L, &v))
-                return fail(err, errlen, a, val, "an integer in [0, 2^31)");
-            o->noise.seed = (uint64_t)v;
-        } else if (!strcmp(a, "--vtk")) {
-            if (!*val) return fail(err, errlen, a, val, "a directory");
-            o->vtk_dir = val;
-        } else if (!strcmp(a, "--vtk-every")) {
-            if (parse_long(val, 0, 100000000, &v))
-                return fail(err, errlen, a, val, "an integer >= 0");
-            o->vtk_every = (int)v;
+        if (i + 1 >= argc) {
+            snprintf(err, errlen, "samoa_proxy: %s needs a value (see --help)", a);
+            return 2;
         }
+        int rc = parse(a, argv[++i], o, err, errlen);
+        if (rc) return rc;
     }
     return 0;
 }

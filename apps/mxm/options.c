@@ -106,7 +106,40 @@ static int parse_slow(const char *s, mxm_options *o)
     return n;
 }
 
-int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t len)
+/* Options that set an int field to an integer in [min, max]. */
+static const struct int_option {
+    const char *name;
+    long min, max;
+    const char *allowed;
+    size_t field; /* offsetof the int in mxm_options */
+} int_options[] = {
+    {"--iters", 0, 1000000, "an integer in [0, 1000000]", offsetof(mxm_options, iters)},
+    {"--size", 1, 8192, "an integer in [1, 8192]", offsetof(mxm_options, size)},
+    {"--imb", 0, 3, "0, 1, 2 or 3", offsetof(mxm_options, imb)},
+    {"--tasks-per-rank", 1, 1000000, "an integer in [1, 1000000]", offsetof(mxm_options, base)},
+    {"--slow-from", 0, 1000000, "an integer in [0, 1000000]", offsetof(mxm_options, slow_from)},
+    {"--ranks", 1, 1 << 20, "a positive integer", offsetof(mxm_options, ranks)},
+};
+
+/* Options without a value that set an int field to 1. */
+static const struct flag_option {
+    const char *name;
+    size_t field;
+} flag_options[] = {
+    {"--verify", offsetof(mxm_options, verify)},
+    {"--print-noise", offsetof(mxm_options, print_noise)},
+    {"--print-preset", offsetof(mxm_options, print_preset)},
+    {"--calibrate", offsetof(mxm_options, calibrate)},
+    {"--help", offsetof(mxm_options, help)},
+    {"-h", offsetof(mxm_options, help)},
+};
+
+static int *int_field(mxm_options *o, size_t field)
+{
+    return (int *)((char *)o + field);
+}
+
+static void set_defaults(mxm_options *o)
 {
     memset(o, 0, sizeof *o);
     o->iters = 10;
@@ -116,90 +149,92 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
     o->kernel = MXM_KERNEL_COMPUTE;
     o->seed = 1;
     o->noise = noise_spec_default();
-    int nmix = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+}
+
+/* Option a of int_options with value v: 1 when taken, 0 when a is none of them, -1 when v is
+ * out of range. The same for the parse_* below. */
+static int parse_int_option(const char *a, const char *v, mxm_options *o, char *err, size_t len)
+{
+    for (size_t k = 0; k < sizeof int_options / sizeof int_options[0]; k++) {
+        const struct int_option *io = &int_options[k];
         long l;
-        int takes = 1;
-        if (!strcmp(a, "--iters")) {
-            if (to_long(v, 0, 1000000, &l))
-                return fail(err, len, a, v, "an integer in [0, 1000000]");
-            o->iters = (int)l;
-        } else if (!strcmp(a, "--size")) {
-            if (to_long(v, 1, 8192, &l)) return fail(err, len, a, v, "an integer in [1, 8192]");
-            o->size = (int)l;
-        } else if (!strcmp(a, "--sizes")) {
-            int n = parse_int_list(v, 1, 8192, o->sizes, MXM_MAX_SIZES);
-            if (n < 1) return fail(err, len, a, v, "up to 16 comma-separated sizes in [1, 8192]");
-            o->nsizes = n;
-        } else if (!strcmp(a, "--mix")) {
-            nmix = split(v, tokens, MXM_MAX_SIZES);
-            for (int k = 0; k < nmix; k++)
-                if (to_double(tokens[k], 0.0, 1e9, &o->mix[k])) nmix = -1;
-            if (nmix < 1) return fail(err, len, a, v, "comma-separated non-negative weights");
-        } else if (!strcmp(a, "--imb")) {
-            if (to_long(v, 0, 3, &l)) return fail(err, len, a, v, "0, 1, 2 or 3");
-            o->imb = (int)l;
-        } else if (!strcmp(a, "--tasks-per-rank")) {
-            if (to_long(v, 1, 1000000, &l))
-                return fail(err, len, a, v, "an integer in [1, 1000000]");
-            o->base = (int)l;
-        } else if (!strcmp(a, "--tasks")) {
-            int n = parse_int_list(v, 0, 1000000, o->tasks, MXM_MAX_LIST);
-            if (n < 1) return fail(err, len, a, v, "comma-separated task counts in [0, 1000000]");
-            o->ntasks = n;
-        } else if (!strcmp(a, "--kernel")) {
-            if (v && !strcmp(v, "compute"))
-                o->kernel = MXM_KERNEL_COMPUTE;
-            else if (v && !strcmp(v, "sleep"))
-                o->kernel = MXM_KERNEL_SLEEP;
-            else
-                return fail(err, len, a, v, "compute or sleep");
-        } else if (!strcmp(a, "--task-ms")) {
-            if (to_double(v, 1e-6, 1e6, &o->task_ms) || o->task_ms <= 0)
-                return fail(err, len, a, v, "a positive number of milliseconds");
-        } else if (!strcmp(a, "--slow")) {
-            if (parse_slow(v, o) < 1)
-                return fail(err, len, a, v, "RANK:FACTOR[,...] with FACTOR in [1, 1000]");
-        } else if (!strcmp(a, "--slow-from")) {
-            if (to_long(v, 0, 1000000, &l))
-                return fail(err, len, a, v, "an integer in [0, 1000000]");
-            o->slow_from = (int)l;
-        } else if (!strcmp(a, "--jitter") || !strcmp(a, "--disturb")) {
-            noise_event *e = !strcmp(a, "--jitter") ? &o->noise.jitter : &o->noise.disturb;
-            if (noise_event_parse(v, e))
-                return fail(err, len, a, v, "P:F with P in [0, 1] and F in [1, 1000]");
-        } else if (!strcmp(a, "--noise-seed")) {
-            if (to_long(v, 0, 2147483647L, &l))
-                return fail(err, len, a, v, "an integer in [0, 2^31)");
-            o->noise.seed = (uint64_t)l;
-        } else if (!strcmp(a, "--seed")) {
-            if (to_long(v, 0, 2147483647L, &l))
-                return fail(err, len, a, v, "an integer in [0, 2^31)");
-            o->seed = (unsigned long)l;
-        } else if (!strcmp(a, "--ranks")) {
-            if (to_long(v, 1, 1 << 20, &l)) return fail(err, len, a, v, "a positive integer");
-            o->ranks = (int)l;
-        } else {
-            takes = 0;
-            if (!strcmp(a, "--verify"))
-                o->verify = 1;
-            else if (!strcmp(a, "--print-noise"))
-                o->print_noise = 1;
-            else if (!strcmp(a, "--print-preset"))
-                o->print_preset = 1;
-            else if (!strcmp(a, "--calibrate"))
-                o->calibrate = 1;
-            else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-                o->help = 1;
-            else {
-                snprintf(err, len, "mxm: unknown option '%s' (see mxm --help)", a);
-                return -1;
-            }
-        }
-        i += takes;
+        if (strcmp(a, io->name)) continue;
+        if (to_long(v, io->min, io->max, &l)) return fail(err, len, a, v, io->allowed);
+        *int_field(o, io->field) = (int)l;
+        return 1;
     }
+    return 0;
+}
+
+/* --sizes, --mix, --tasks and --slow; *nmix counts the --mix weights. */
+static int parse_list_option(const char *a, const char *v, mxm_options *o, int *nmix, char *err,
+                             size_t len)
+{
+    if (!strcmp(a, "--sizes")) {
+        int n = parse_int_list(v, 1, 8192, o->sizes, MXM_MAX_SIZES);
+        if (n < 1) return fail(err, len, a, v, "up to 16 comma-separated sizes in [1, 8192]");
+        o->nsizes = n;
+    } else if (!strcmp(a, "--mix")) {
+        *nmix = split(v, tokens, MXM_MAX_SIZES);
+        for (int k = 0; k < *nmix; k++)
+            if (to_double(tokens[k], 0.0, 1e9, &o->mix[k])) *nmix = -1;
+        if (*nmix < 1) return fail(err, len, a, v, "comma-separated non-negative weights");
+    } else if (!strcmp(a, "--tasks")) {
+        int n = parse_int_list(v, 0, 1000000, o->tasks, MXM_MAX_LIST);
+        if (n < 1) return fail(err, len, a, v, "comma-separated task counts in [0, 1000000]");
+        o->ntasks = n;
+    } else if (!strcmp(a, "--slow")) {
+        if (parse_slow(v, o) < 1)
+            return fail(err, len, a, v, "RANK:FACTOR[,...] with FACTOR in [1, 1000]");
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* --kernel, --task-ms, --jitter, --disturb, --noise-seed and --seed. */
+static int parse_run_option(const char *a, const char *v, mxm_options *o, char *err, size_t len)
+{
+    long l;
+    if (!strcmp(a, "--kernel")) {
+        if (v && !strcmp(v, "compute"))
+            o->kernel = MXM_KERNEL_COMPUTE;
+        else if (v && !strcmp(v, "sleep"))
+            o->kernel = MXM_KERNEL_SLEEP;
+        else
+            return fail(err, len, a, v, "compute or sleep");
+    } else if (!strcmp(a, "--task-ms")) {
+        if (to_double(v, 1e-6, 1e6, &o->task_ms) || o->task_ms <= 0)
+            return fail(err, len, a, v, "a positive number of milliseconds");
+    } else if (!strcmp(a, "--jitter") || !strcmp(a, "--disturb")) {
+        noise_event *e = !strcmp(a, "--jitter") ? &o->noise.jitter : &o->noise.disturb;
+        if (noise_event_parse(v, e))
+            return fail(err, len, a, v, "P:F with P in [0, 1] and F in [1, 1000]");
+    } else if (!strcmp(a, "--noise-seed")) {
+        if (to_long(v, 0, 2147483647L, &l)) return fail(err, len, a, v, "an integer in [0, 2^31)");
+        o->noise.seed = (uint64_t)l;
+    } else if (!strcmp(a, "--seed")) {
+        if (to_long(v, 0, 2147483647L, &l)) return fail(err, len, a, v, "an integer in [0, 2^31)");
+        o->seed = (unsigned long)l;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_flag(const char *a, mxm_options *o)
+{
+    for (size_t k = 0; k < sizeof flag_options / sizeof flag_options[0]; k++)
+        if (!strcmp(a, flag_options[k].name)) {
+            *int_field(o, flag_options[k].field) = 1;
+            return 1;
+        }
+    return 0;
+}
+
+/* Without --sizes the one --size; without --mix equal weights, else one per size. */
+static int finish_sizes(mxm_options *o, int nmix, char *err, size_t len)
+{
     if (o->nsizes == 0) {
         o->nsizes = 1;
         o->sizes[0] = o->size;
@@ -219,6 +254,12 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
             return -1;
         }
     }
+    return 0;
+}
+
+/* Options that need another one. */
+static int check_requirements(const mxm_options *o, char *err, size_t len)
+{
     if (o->task_ms > 0 && o->kernel != MXM_KERNEL_SLEEP) {
         snprintf(err, len, "mxm: --task-ms needs --kernel sleep");
         return -1;
@@ -228,6 +269,28 @@ int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t l
         return -1;
     }
     return 0;
+}
+
+int mxm_options_parse(int argc, char **argv, mxm_options *o, char *err, size_t len)
+{
+    set_defaults(o);
+    int nmix = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int took = parse_int_option(a, v, o, err, len);
+        if (!took) took = parse_list_option(a, v, o, &nmix, err, len);
+        if (!took) took = parse_run_option(a, v, o, err, len);
+        if (took < 0) return -1;
+        if (took) {
+            i++; /* the value */
+        } else if (!parse_flag(a, o)) {
+            snprintf(err, len, "mxm: unknown option '%s' (see mxm --help)", a);
+            return -1;
+        }
+    }
+    if (finish_sizes(o, nmix, err, len)) return -1;
+    return check_requirements(o, err, len);
 }
 
 int mxm_options_check_ranks(const mxm_options *o, int nranks, char *err, size_t len)

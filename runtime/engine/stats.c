@@ -194,11 +194,10 @@ static void json_plan(FILE *f, const tide_rank_record *r, int n)
     fprintf(f, "]");
 }
 
-void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
-                           FILE *f)
+/* "config" (the run's settings) and "lb_knobs" (the task strategies' knobs by variable name). */
+static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads)
 {
-    int n = log->nranks;
-    fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n  \"config\": {\"lb\": ");
+    fprintf(f, "  \"config\": {\"lb\": ");
     json_string(f, cfg->lb);
     fprintf(f,
             ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, "
@@ -207,62 +206,95 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
             "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
             "\"pred_guard\": %g, \"pred_spike\": %g, "
             "\"version\": \"%d.%d\"},\n",
-            tide_offload_name(cfg->offload), n, threads,
-            (unsigned long long)cfg->max_inflight, (unsigned long long)cfg->pack_max,
-            cfg->round_us, (unsigned long long)cfg->seed, cfg->pred.kind, cfg->pred.window,
-            cfg->pred.train, cfg->pred.retrain_err, tide_solver_name(cfg->pred.solver),
+            tide_offload_name(cfg->offload), nranks, threads, (unsigned long long)cfg->max_inflight,
+            (unsigned long long)cfg->pack_max, cfg->round_us, (unsigned long long)cfg->seed,
+            cfg->pred.kind, cfg->pred.window, cfg->pred.train, cfg->pred.retrain_err,
+            tide_solver_name(cfg->pred.solver),
             cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
             cfg->pred.spike, TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
-    /* The task strategies' knobs by their variable names. */
     fprintf(f, "  \"lb_knobs\": {");
     for (int k = 0; tide_config_lb_knob_name(k); k++)
         fprintf(f, "%s\"%s\": %.9g", k ? ", " : "", tide_config_lb_knob_name(k), cfg->lb_knob[k]);
-    fprintf(f, "},\n  \"phases\": [");
-    for (int p = 0; p < log->nphases; p++) {
-        const tide_rank_record *r = phase_records(log, p);
-        tide_phase_stats ps;
-        tide_stats_compute(log, p, threads, 0, &ps);
-        double task_max = 0;
-        bool have_pred = true;
-        for (int i = 0; i < n; i++) {
-            if (r[i].task_max > task_max) task_max = r[i].task_max;
-            if (r[i].L_pred < 0) have_pred = false;
-        }
-        fprintf(f, "%s\n    {\"phase\": %d, \"time\": %.9g, ", p ? "," : "", p, ps.time);
-        json_array(f, "W", r, n, offsetof(tide_rank_record, W), false);
-        fprintf(f, ", ");
-        json_array(f, "L", r, n, offsetof(tide_rank_record, L), false);
-        fprintf(f, ", ");
-        if (have_pred) {
-            json_array(f, "L_pred", r, n, offsetof(tide_rank_record, L_pred), false);
-            fprintf(f, ", ");
-            json_array(f, "L_unc", r, n, offsetof(tide_rank_record, L_unc), false);
-            fprintf(f, ", \"pred_source\": [");
-            for (int i = 0; i < n; i++) {
-                int k = served_kind(&r[i]);
-                fprintf(f, "%s\"%s\"", i ? ", " : "", k >= 0 ? served_names[k] : "none");
-            }
-            fprintf(f, "]");
-        } else {
-            fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"pred_source\": null");
-        }
-        json_plan(f, r, n);
-        fprintf(f, ",\n     ");
-        json_array(f, "tasks", r, n, offsetof(tide_rank_record, tasks), true);
-        fprintf(f, ", ");
-        json_array(f, "offloaded", r, n, offsetof(tide_rank_record, offloaded), true);
-        fprintf(f, ", ");
-        json_array(f, "received", r, n, offsetof(tide_rank_record, received), true);
-        fprintf(f, ", ");
-        json_array(f, "cancelled", r, n, offsetof(tide_rank_record, cancelled), true);
-        fprintf(f, ", ");
-        json_array(f, "bytes_sent", r, n, offsetof(tide_rank_record, bytes_sent), true);
-        fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max,
-                ps.ideal, ps.R_imb);
+    fprintf(f, "},\n");
+}
+
+/* A phase's predictions per rank, or nulls when some rank had none. */
+static void json_predictions(FILE *f, const tide_rank_record *r, int n)
+{
+    bool have_pred = true;
+    for (int i = 0; i < n; i++)
+        if (r[i].L_pred < 0) have_pred = false;
+    if (!have_pred) {
+        fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"pred_source\": null");
+        return;
     }
+    json_array(f, "L_pred", r, n, offsetof(tide_rank_record, L_pred), false);
+    fprintf(f, ", ");
+    json_array(f, "L_unc", r, n, offsetof(tide_rank_record, L_unc), false);
+    fprintf(f, ", \"pred_source\": [");
+    for (int i = 0; i < n; i++) {
+        int k = served_kind(&r[i]);
+        fprintf(f, "%s\"%s\"", i ? ", " : "", k >= 0 ? served_names[k] : "none");
+    }
+    fprintf(f, "]");
+}
+
+/* Phase p's object in "phases". */
+static void json_phase(FILE *f, const tide_phase_log *log, int p, int threads)
+{
+    int n = log->nranks;
+    const tide_rank_record *r = phase_records(log, p);
+    tide_phase_stats ps;
+    tide_stats_compute(log, p, threads, 0, &ps);
+    double task_max = 0;
+    for (int i = 0; i < n; i++)
+        if (r[i].task_max > task_max) task_max = r[i].task_max;
+    fprintf(f, "%s\n    {\"phase\": %d, \"time\": %.9g, ", p ? "," : "", p, ps.time);
+    json_array(f, "W", r, n, offsetof(tide_rank_record, W), false);
+    fprintf(f, ", ");
+    json_array(f, "L", r, n, offsetof(tide_rank_record, L), false);
+    fprintf(f, ", ");
+    json_predictions(f, r, n);
+    json_plan(f, r, n);
+    fprintf(f, ",\n     ");
+    json_array(f, "tasks", r, n, offsetof(tide_rank_record, tasks), true);
+    fprintf(f, ", ");
+    json_array(f, "offloaded", r, n, offsetof(tide_rank_record, offloaded), true);
+    fprintf(f, ", ");
+    json_array(f, "received", r, n, offsetof(tide_rank_record, received), true);
+    fprintf(f, ", ");
+    json_array(f, "cancelled", r, n, offsetof(tide_rank_record, cancelled), true);
+    fprintf(f, ", ");
+    json_array(f, "bytes_sent", r, n, offsetof(tide_rank_record, bytes_sent), true);
+    fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max, ps.ideal,
+            ps.R_imb);
+}
+
+/* "pred_mape_ranks" and "pred_mse_ranks": each rank's prediction error over all phases. */
+static void json_rank_errors(FILE *f, const tide_phase_log *log)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        fprintf(f, pass ? ", \"pred_mse_ranks\": [" : ",\n    \"pred_mape_ranks\": [");
+        for (int i = 0; i < log->nranks; i++) {
+            prediction_error e = {0};
+            for (int p = 0; p < log->nphases; p++)
+                add_error(&e, &phase_records(log, p)[i]);
+            if (i) fprintf(f, ", ");
+            if (pass)
+                json_error_field(f, e.sq, e.n);
+            else
+                json_error_field(f, e.ape, e.n_ape);
+        }
+        fprintf(f, "]");
+    }
+}
+
+/* The "summary" object: the run's totals. */
+static void json_summary(FILE *f, const tide_phase_log *log, int threads)
+{
     summary s = summarize(log, threads);
     fprintf(f,
-            "\n  ],\n  \"summary\": {\"phases\": %d, \"W_par\": %.9g, \"W_avg\": %.9g, "
+            "  \"summary\": {\"phases\": %d, \"W_par\": %.9g, \"W_avg\": %.9g, "
             "\"R_imb\": %.9g, \"time_total\": %.9g, \"ideal_time\": %.9g, \"tasks\": %lld, "
             "\"tasks_offloaded\": %lld, \"bytes_moved\": %lld,\n    \"pred_mape\": ",
             log->nphases, s.W_par, s.W_avg, s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, s.time,
@@ -270,24 +302,26 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
     json_error_field(f, s.all.ape, s.all.n_ape);
     fprintf(f, ", \"pred_mse\": ");
     json_error_field(f, s.all.sq, s.all.n);
-    for (int pass = 0; pass < 2; pass++) {
-        fprintf(f, pass ? ", \"pred_mse_ranks\": [" : ",\n    \"pred_mape_ranks\": [");
-        for (int i = 0; i < n; i++) {
-            prediction_error e = {0};
-            for (int p = 0; p < log->nphases; p++) add_error(&e, &phase_records(log, p)[i]);
-            if (i) fprintf(f, ", ");
-            if (pass) json_error_field(f, e.sq, e.n);
-            else json_error_field(f, e.ape, e.n_ape);
-        }
-        fprintf(f, "]");
-    }
+    json_rank_errors(f, log);
     fprintf(f, ",\n    \"pred_sources\": {");
     for (int k = 0; k < SERVED_KINDS; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", served_names[k], s.served[k]);
     fprintf(f, "}, \"plan_limits\": {");
     for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", limit_names[k], s.limits[k]);
-    fprintf(f, "}}\n}\n");
+    fprintf(f, "}}");
+}
+
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads, FILE *f)
+{
+    fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n");
+    json_config(f, cfg, log->nranks, threads);
+    fprintf(f, "  \"phases\": [");
+    for (int p = 0; p < log->nphases; p++)
+        json_phase(f, log, p, threads);
+    fprintf(f, "\n  ],\n");
+    json_summary(f, log, threads);
+    fprintf(f, "\n}\n");
 }
 
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,

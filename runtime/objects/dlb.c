@@ -13,8 +13,8 @@
  *
  * The per-rank rules are the pure steps of strategies/global (tide_packdrop_*, tide_distributed_*,
  * tide_gossip_peers) with the same per-rank seeds (tide_global_rank_seed) as the simulations there
- * (tide_global_packdrop_sim, tide_global_distributed_sim). The simulations resolve the order in which
- * messages arrive differently, so a real run's mapping may differ from the simulated one.
+ * (tide_global_packdrop_sim, tide_global_distributed_sim). The simulations resolve the order in
+ * which messages arrive differently, so a real run's mapping may differ from the simulated one.
  */
 #include "dlb.h"
 
@@ -236,7 +236,7 @@ static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gat
         double old_ratio = ratio;
         ratio = new_max / avg;
         if (dlb_any_rank(D->L->comm, ratio <= prm->dist_target_ratio || threshold <= goal ||
-                                     phase >= prm->dist_max_phases))
+                                         phase >= prm->dist_max_phases))
             break;
         threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
     }
@@ -262,50 +262,65 @@ static double crossing_volume(const tide_objects_layer *L)
     return L->window > 0 ? v / (double)L->window : v;
 }
 
-void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
+/* This rank's objects, their loads (mean over the window) and the buffers of the protocol. */
+static void dlb_setup(dlb *D, tide_objects_layer *L, uint64_t seed)
 {
     int np = L->size;
-    dlb D = {.L = L, .np = np, .me = L->rank, .packdrop = L->lb->protocol == TIDE_GLOBAL_PROTO_PACKDROP};
-    D.k = L->nloc;
-    D.w = malloc((size_t)(D.k + 1) * sizeof *D.w);
-    D.dest = malloc((size_t)(D.k + 1) * sizeof *D.dest);
-    D.out = calloc((size_t)np, sizeof *D.out);
-    D.reply = calloc((size_t)np, sizeof *D.reply);
-    D.heard = malloc((size_t)np * sizeof *D.heard);
-    D.known = malloc((size_t)np * sizeof *D.known);
-    D.asked = malloc((size_t)np * sizeof *D.asked);
-    D.from = calloc((size_t)np, sizeof *D.from);
-    TIDE_OBJ_NEED(D.w && D.dest && D.out && D.reply && D.heard && D.known && D.asked && D.from);
-    for (int64_t i = 0; i < D.k; i++) {
+    *D = (dlb){
+        .L = L, .np = np, .me = L->rank, .packdrop = L->lb->protocol == TIDE_GLOBAL_PROTO_PACKDROP};
+    D->k = L->nloc;
+    D->w = malloc((size_t)(D->k + 1) * sizeof *D->w);
+    D->dest = malloc((size_t)(D->k + 1) * sizeof *D->dest);
+    D->out = calloc((size_t)np, sizeof *D->out);
+    D->reply = calloc((size_t)np, sizeof *D->reply);
+    D->heard = malloc((size_t)np * sizeof *D->heard);
+    D->known = malloc((size_t)np * sizeof *D->known);
+    D->asked = malloc((size_t)np * sizeof *D->asked);
+    D->from = calloc((size_t)np, sizeof *D->from);
+    TIDE_OBJ_NEED(D->w && D->dest && D->out && D->reply && D->heard && D->known && D->asked &&
+                  D->from);
+    for (int64_t i = 0; i < D->k; i++) {
         const tide_obj *o = L->loc[i];
-        D.w[i] = o->load_n ? o->load_sum / (double)o->load_n : 0.0;
-        D.dest[i] = L->rank;
-        D.load += D.w[i];
+        D->w[i] = o->load_n ? o->load_sum / (double)o->load_n : 0.0;
+        D->dest[i] = L->rank;
+        D->load += D->w[i];
     }
-    double load_before = D.load;
-    D.rng = tide_global_rank_seed(seed, L->rank);
-    tide_global_params prm = tide_rt_global->cfg.global;
-    prm.seed = seed;
+    D->rng = tide_global_rank_seed(seed, L->rank);
+}
 
-    double t0 = tide_now(), t_gather = 0;
-    if (D.packdrop)
-        run_packdrop(&D, &prm, &t_gather);
-    else
-        run_distributed(&D, &prm, &t_gather);
-    double t1 = tide_now();
-    tide_objstats_keep_last(L, D.w, D.dest);
-    double comm_before = crossing_volume(L);
+static void dlb_free(dlb *D)
+{
+    free(D->w);
+    free(D->dest);
+    for (int r = 0; r < D->np; r++) {
+        free(D->out[r].data);
+        free(D->reply[r].data);
+    }
+    free(D->out);
+    free(D->in.data);
+    free(D->reply);
+    free(D->heard);
+    free(D->known);
+    free(D->asked);
+    free(D->from);
+}
+
+/* What this rank measured of one rescheduling. */
+typedef struct dlb_measured {
+    double gather_s, decision_s, migrate_s;
+    double load_before;
     int64_t nmoves, bytes;
-    move *mv = dlb_confirm_and_migrate(&D, &nmoves, &bytes);
-    dlb_update_directory(L, mv, nmoves);
-    double t2 = tide_now();
-    double comm_after = crossing_volume(L);
+    double comm_before, comm_after;
+} dlb_measured;
 
-    double mx[5] = {t_gather, t1 - t0 - t_gather, t2 - t1, load_before, D.load}, most[5];
+/* Collective: the maxima and sums over the ranks, checked against the directory, recorded. */
+static void dlb_record(tide_objects_layer *L, const dlb *D, const dlb_measured *m)
+{
+    double mx[5] = {m->gather_s, m->decision_s, m->migrate_s, m->load_before, D->load}, most[5];
     MPI_Allreduce(mx, most, 5, MPI_DOUBLE, MPI_MAX, L->comm);
-    double sm[9] = {(double)nmoves,      (double)bytes,     comm_before,
-                    comm_after,          load_before,       (double)D.gossip_messages,
-                    (double)D.proposals, (double)D.refused, (double)D.unplaced},
+    double sm[9] = {(double)m->nmoves,    (double)m->bytes,   m->comm_before,
+                    m->comm_after,        m->load_before,     (double)D->gossip_messages,
+                    (double)D->proposals, (double)D->refused, (double)D->unplaced},
            sum[9];
     MPI_Allreduce(sm, sum, 9, MPI_DOUBLE, MPI_SUM, L->comm);
     int64_t held = L->nloc, all_held;
@@ -320,30 +335,43 @@ void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
                                   .moved = (int64_t)sum[0],
                                   .bytes_moved = (int64_t)sum[1],
                                   .max_before = most[3],
-                                  .avg = sum[4] / np,
+                                  .avg = sum[4] / D->np,
                                   .max_after = most[4],
                                   .comm_before = sum[2],
                                   .comm_after = sum[3],
-                                  .gossip_rounds = D.gossip_rounds,
-                                  .handshake_rounds = D.handshake_rounds,
+                                  .gossip_rounds = D->gossip_rounds,
+                                  .handshake_rounds = D->handshake_rounds,
                                   .gossip_messages = (int64_t)sum[5],
                                   .proposals = (int64_t)sum[6],
                                   .refused = (int64_t)sum[7],
                                   .unplaced = (int64_t)sum[8]};
     tide_objlb_finish(L, &rec);
+}
 
+void tide_objdlb_run(tide_objects_layer *L, uint64_t seed)
+{
+    dlb D;
+    dlb_setup(&D, L, seed);
+    dlb_measured m = {.load_before = D.load};
+    tide_global_params prm = tide_rt_global->cfg.global;
+    prm.seed = seed;
+
+    double t0 = tide_now(), t_gather = 0;
+    if (D.packdrop)
+        run_packdrop(&D, &prm, &t_gather);
+    else
+        run_distributed(&D, &prm, &t_gather);
+    double t1 = tide_now();
+    tide_objstats_keep_last(L, D.w, D.dest);
+    m.comm_before = crossing_volume(L);
+    move *mv = dlb_confirm_and_migrate(&D, &m.nmoves, &m.bytes);
+    dlb_update_directory(L, mv, m.nmoves);
+    double t2 = tide_now();
+    m.comm_after = crossing_volume(L);
+    m.gather_s = t_gather;
+    m.decision_s = t1 - t0 - t_gather;
+    m.migrate_s = t2 - t1;
+    dlb_record(L, &D, &m);
     free(mv);
-    free(D.w);
-    free(D.dest);
-    for (int r = 0; r < np; r++) {
-        free(D.out[r].data);
-        free(D.reply[r].data);
-    }
-    free(D.out);
-    free(D.in.data);
-    free(D.reply);
-    free(D.heard);
-    free(D.known);
-    free(D.asked);
-    free(D.from);
+    dlb_free(&D);
 }

@@ -151,6 +151,119 @@ static void write_json(FILE *f, const char *nodes, int cpus, int freed, int pred
     fprintf(f, ",\n  \"per_node\": [%s]\n}\n", nodes);
 }
 
+/* Rank 0's sums over the nodes' summaries. */
+typedef struct report_totals {
+    int cpus, freed, predicted;
+    double imbalance; /* mean over the nodes */
+} report_totals;
+
+static report_totals sum_nodes(const double *sums, int nl)
+{
+    report_totals t = {0, 0, 0, 0};
+    for (int i = 0; i < nl; i++) {
+        t.cpus += (int)sums[4 * i];
+        t.freed += (int)sums[4 * i + 1];
+        t.predicted += (int)sums[4 * i + 2];
+        t.imbalance += sums[4 * i + 3] / nl;
+    }
+    return t;
+}
+
+/* The one line on rank 0's stderr. */
+static void print_summary(const report_totals *t, double slowdown, int have_slowdown,
+                          int move_failed)
+{
+    if (tp.packed && have_slowdown)
+        fprintf(stderr,
+                "taskpack: freed %d of %d CPUs on %d nodes (predicted %d, imbalance "
+                "%.3f, slowdown %.3f, packed after iteration %ld%s)\n",
+                t->freed, t->cpus, tp.nnodes, t->predicted, t->imbalance, slowdown, tp.packed_at,
+                move_failed ? ", sched_setaffinity failed on some rank" : "");
+    else if (tp.packed)
+        fprintf(stderr,
+                "taskpack: freed %d of %d CPUs on %d nodes (predicted %d, imbalance "
+                "%.3f, packed after iteration %ld, too few iterations after it to measure "
+                "the slowdown%s)\n",
+                t->freed, t->cpus, tp.nnodes, t->predicted, t->imbalance, tp.packed_at,
+                move_failed ? ", sched_setaffinity failed on some rank" : "");
+    else
+        fprintf(stderr,
+                "taskpack: freed %d of %d CPUs on %d nodes (not packed: %ld iterations "
+                "of %s seen, times not stable within TASKPACK_TOL=%g after %d warm-up "
+                "iterations)\n",
+                t->freed, t->cpus, tp.nnodes, tp.iterations,
+                tp.api_mode ? "taskpack_end" : tp_sync_name(tp.cfg.sync), tp.cfg.tol,
+                tp.cfg.warmup);
+}
+
+/* With TASKPACK_REPORT: the JSON document, then the file is closed. */
+static void write_report_file(const char *nodes, const report_totals *t, double slowdown,
+                              int have_slowdown)
+{
+    if (!tp.report_file) return;
+    write_json(tp.report_file, nodes, t->cpus, t->freed, t->predicted, slowdown, have_slowdown);
+    int bad = ferror(tp.report_file);
+    if (fclose(tp.report_file) != 0 || bad)
+        fprintf(stderr, "taskpack: TASKPACK_REPORT='%s': writing it failed: %s\n", tp.cfg.report,
+                strerror(errno));
+    tp.report_file = NULL;
+}
+
+/* Rank 0, with every node's JSON object (comma-separated) and summary. */
+static void report_world(const char *nodes, const double *sums, int move_failed)
+{
+    report_totals t = sum_nodes(sums, tp.nnodes);
+    double before = mean(tp.period_before_sum, tp.period_before_n);
+    double after = mean(tp.period_after_sum, tp.period_after_n);
+    int have_slowdown = tp.period_before_n > 0 && tp.period_after_n > 0 && before > 0;
+    double slowdown = have_slowdown ? after / before : 0;
+    print_summary(&t, slowdown, have_slowdown, move_failed);
+    write_report_file(nodes, &t, slowdown, have_slowdown);
+}
+
+/* Collective over tp.leaders: every node's JSON object and summary (sums[4 * node + k]) on rank
+ * 0. Returns the objects joined with commas on rank 0, NULL elsewhere. */
+static char *gather_nodes(const char *mine_json, const double summary[4], double *sums)
+{
+    int len = mine_json ? (int)strlen(mine_json) : 0, nl = tp.nnodes;
+    int *lens = malloc((size_t)nl * sizeof *lens), *displs = malloc((size_t)nl * sizeof *displs);
+    if (!lens || !displs) PMPI_Abort(MPI_COMM_WORLD, 1);
+    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, tp.leaders);
+    PMPI_Gather(summary, 4, MPI_DOUBLE, sums, 4, MPI_DOUBLE, 0, tp.leaders);
+    int total = 0;
+    for (int i = 0; tp.rank == 0 && i < nl; i++) {
+        displs[i] = total;
+        total += lens[i] + 1; /* room for the separator */
+    }
+    char *all = tp.rank == 0 ? calloc((size_t)total + 1, 1) : NULL;
+    if (tp.rank == 0 && !all) PMPI_Abort(MPI_COMM_WORLD, 1);
+    PMPI_Gatherv(mine_json, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, tp.leaders);
+    if (tp.rank == 0) {
+        for (int i = 0; i + 1 < nl; i++)
+            all[displs[i] + lens[i]] = ',';
+        for (int i = 0; i < total; i++)
+            if (all[i] == '\0') all[i] = ' ';
+    }
+    free(lens);
+    free(displs);
+    return all;
+}
+
+/* Node rank 0 (a leader): its node's object to rank 0, which reports. */
+static void report_node(const cpu_set_t *final, const double *t_afters, const long *n_afters,
+                        int move_failed)
+{
+    double summary[4];
+    char *mine_json = node_json(final, t_afters, n_afters, summary);
+    double *sums = malloc((size_t)tp.nnodes * 4 * sizeof *sums);
+    if (!sums) PMPI_Abort(MPI_COMM_WORLD, 1);
+    char *all = gather_nodes(mine_json, summary, sums);
+    if (tp.rank == 0) report_world(all, sums, move_failed);
+    free(all);
+    free(sums);
+    free(mine_json);
+}
+
 void tp_report(void)
 {
     cpu_set_t mine;
@@ -167,78 +280,7 @@ void tp_report(void)
     PMPI_Gather(&n_after, 1, MPI_LONG, n_afters, 1, MPI_LONG, 0, tp.node);
     int move_failed = 0;
     PMPI_Allreduce(&tp.move_failed, &move_failed, 1, MPI_INT, MPI_MAX, tp.world);
-
-    if (tp.leaders != MPI_COMM_NULL) {
-        double summary[4];
-        char *mine_json = node_json(final, t_afters, n_afters, summary);
-        int len = mine_json ? (int)strlen(mine_json) : 0, nl = tp.nnodes;
-        int *lens = malloc((size_t)nl * sizeof *lens),
-            *displs = malloc((size_t)nl * sizeof *displs);
-        double *sums = malloc((size_t)nl * 4 * sizeof *sums);
-        if (!lens || !displs || !sums) PMPI_Abort(MPI_COMM_WORLD, 1);
-        PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, tp.leaders);
-        PMPI_Gather(summary, 4, MPI_DOUBLE, sums, 4, MPI_DOUBLE, 0, tp.leaders);
-        int total = 0;
-        for (int i = 0; tp.rank == 0 && i < nl; i++) {
-            displs[i] = total;
-            total += lens[i] + 1; /* room for the separator */
-        }
-        char *all = tp.rank == 0 ? calloc((size_t)total + 1, 1) : NULL;
-        if (tp.rank == 0 && !all) PMPI_Abort(MPI_COMM_WORLD, 1);
-        PMPI_Gatherv(mine_json, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, tp.leaders);
-        if (tp.rank == 0) {
-            for (int i = 0; i + 1 < nl; i++)
-                all[displs[i] + lens[i]] = ',';
-            for (int i = 0; i < total; i++)
-                if (all[i] == '\0') all[i] = ' ';
-            int cpus = 0, freed = 0, predicted = 0;
-            double imb = 0;
-            for (int i = 0; i < nl; i++) {
-                cpus += (int)sums[4 * i];
-                freed += (int)sums[4 * i + 1];
-                predicted += (int)sums[4 * i + 2];
-                imb += sums[4 * i + 3] / nl;
-            }
-            double before = mean(tp.period_before_sum, tp.period_before_n);
-            double after = mean(tp.period_after_sum, tp.period_after_n);
-            int have_slowdown = tp.period_before_n > 0 && tp.period_after_n > 0 && before > 0;
-            double slowdown = have_slowdown ? after / before : 0;
-            if (tp.packed && have_slowdown)
-                fprintf(stderr,
-                        "taskpack: freed %d of %d CPUs on %d nodes (predicted %d, imbalance "
-                        "%.3f, slowdown %.3f, packed after iteration %ld%s)\n",
-                        freed, cpus, tp.nnodes, predicted, imb, slowdown, tp.packed_at,
-                        move_failed ? ", sched_setaffinity failed on some rank" : "");
-            else if (tp.packed)
-                fprintf(stderr,
-                        "taskpack: freed %d of %d CPUs on %d nodes (predicted %d, imbalance "
-                        "%.3f, packed after iteration %ld, too few iterations after it to measure "
-                        "the slowdown%s)\n",
-                        freed, cpus, tp.nnodes, predicted, imb, tp.packed_at,
-                        move_failed ? ", sched_setaffinity failed on some rank" : "");
-            else
-                fprintf(stderr,
-                        "taskpack: freed %d of %d CPUs on %d nodes (not packed: %ld iterations "
-                        "of %s seen, times not stable within TASKPACK_TOL=%g after %d warm-up "
-                        "iterations)\n",
-                        freed, cpus, tp.nnodes, tp.iterations,
-                        tp.api_mode ? "taskpack_end" : tp_sync_name(tp.cfg.sync), tp.cfg.tol,
-                        tp.cfg.warmup);
-            if (tp.report_file) {
-                write_json(tp.report_file, all, cpus, freed, predicted, slowdown, have_slowdown);
-                int bad = ferror(tp.report_file);
-                if (fclose(tp.report_file) != 0 || bad)
-                    fprintf(stderr, "taskpack: TASKPACK_REPORT='%s': writing it failed: %s\n",
-                            tp.cfg.report, strerror(errno));
-                tp.report_file = NULL;
-            }
-        }
-        free(all);
-        free(lens);
-        free(displs);
-        free(sums);
-        free(mine_json);
-    }
+    if (tp.leaders != MPI_COMM_NULL) report_node(final, t_afters, n_afters, move_failed);
     free(final);
     free(t_afters);
     free(n_afters);

@@ -166,9 +166,9 @@ int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *tas
     return tide_plan_proact_weighted_margin(np, load, NULL, task_off, task_w, scratch, dest, plan);
 }
 
-int tide_plan_proact_weighted_margin(int32_t np, const double *load, const double *margin,
-                                     const int64_t *task_off, const double *task_w,
-                                     void *scratch, int32_t *dest, tide_move_plan *plan)
+static int check_weighted_inputs(int32_t np, const double *load, const double *margin,
+                                 const int64_t *task_off, const double *task_w, const int32_t *dest,
+                                 const tide_move_plan *plan)
 {
     if (task_off == NULL || dest == NULL || plan == NULL || plan->moves == NULL)
         return TIDE_PLAN_EINVAL;
@@ -179,6 +179,58 @@ int tide_plan_proact_weighted_margin(int32_t np, const double *load, const doubl
     rc = check_weights(np, task_off, task_w);
     if (rc != TIDE_PLAN_OK) return rc;
     if (plan->capacity < (size_t)(np - 1)) return TIDE_PLAN_EINVAL;
+    return TIDE_PLAN_OK;
+}
+
+/* Moves the loaded offloader's tasks to dst (src_dest: dest[] of the offloader's tasks) until
+ * the victim's deficit *under is covered or no task fits the surplus *over, which sets
+ * *offloader_done. Returns how many moved. */
+static int64_t fill_victim(offloader_tasks *o, double *over, double *under, int32_t *src_dest,
+                           int32_t dst, int *offloader_done)
+{
+    int64_t count = 0;
+    int victim_done = 0;
+    *offloader_done = 0;
+    while (!*offloader_done && !victim_done) {
+        /* Prefer the largest task that fits both the deficit and the surplus; if none fits
+         * the deficit, overshoot the victim with the smallest task that fits the surplus (it
+         * then ends below L_avg + that task's weight and is full). No task fitting the
+         * surplus means the offloader is done. */
+        int32_t p = largest_fitting(o, *under < *over ? *under : *over);
+        if (p == 0) {
+            p = smallest_available(o);
+            if (p == 0 || o->sorted[p - 1].w > *over) {
+                *offloader_done = 1;
+                break;
+            }
+            p = largest_fitting(o, o->sorted[p - 1].w); /* the latest of equal weights */
+        }
+        double w = o->sorted[p - 1].w;
+        take(o, p);
+        src_dest[o->sorted[p - 1].task] = dst;
+        count++;
+        *over -= w;
+        *under -= w;
+        victim_done = *under <= 0.0;
+    }
+    return count;
+}
+
+static void add_move(tide_move_plan *plan, int32_t src, int32_t dst, int64_t count)
+{
+    tide_move *m = &plan->moves[plan->nmoves++];
+    m->from = src;
+    m->to = dst;
+    m->count = count;
+    m->unit_ids = NULL;
+}
+
+int tide_plan_proact_weighted_margin(int32_t np, const double *load, const double *margin,
+                                     const int64_t *task_off, const double *task_w, void *scratch,
+                                     int32_t *dest, tide_move_plan *plan)
+{
+    int rc = check_weighted_inputs(np, load, margin, task_off, task_w, dest, plan);
+    if (rc != TIDE_PLAN_OK) return rc;
 
     void *base = scratch;
     if (base == NULL) {
@@ -218,42 +270,14 @@ int tide_plan_proact_weighted_margin(int32_t np, const double *load, const doubl
             load_offloader(&o, n > 0 ? task_w + task_off[src] : NULL, n, s.tasks, s.link);
             loaded = hi;
         }
-        int64_t count = 0;
-        int offloader_done = 0, victim_done = 0;
-        while (!offloader_done && !victim_done) {
-            /* Prefer the largest task that fits both the deficit and the surplus; if none fits
-             * the deficit, overshoot the victim with the smallest task that fits the surplus (it
-             * then ends below L_avg + that task's weight and is full). No task fitting the
-             * surplus means the offloader is done. */
-            int32_t p = largest_fitting(&o, under < over ? under : over);
-            if (p == 0) {
-                p = smallest_available(&o);
-                if (p == 0 || o.sorted[p - 1].w > over) {
-                    offloader_done = 1;
-                    break;
-                }
-                p = largest_fitting(&o, o.sorted[p - 1].w); /* the latest of equal weights */
-            }
-            double w = o.sorted[p - 1].w;
-            take(&o, p);
-            dest[task_off[src] + o.sorted[p - 1].task] = dst;
-            count++;
-            over -= w;
-            under -= w;
-            victim_done = under <= 0.0;
-        }
-        if (count > 0) {
-            tide_move *m = &plan->moves[plan->nmoves++];
-            m->from = src;
-            m->to = dst;
-            m->count = count;
-            m->unit_ids = NULL;
-        }
+        int offloader_done;
+        int64_t count = fill_victim(&o, &over, &under, dest + task_off[src], dst, &offloader_done);
+        if (count > 0) add_move(plan, src, dst, count);
         if (offloader_done) {
             hi--;
             over = plan_surplus(s.keys, hi, avg, margin);
         }
-        if (victim_done) {
+        if (under <= 0.0) { /* the victim is full */
             lo++;
             under = plan_deficit(s.keys, lo, avg, margin);
         }
