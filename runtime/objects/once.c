@@ -48,32 +48,30 @@ static int64_t *exchange_kept(tide_objects_layer *L, int64_t *nkept)
         *rdispl = malloc((size_t)np * sizeof *rdispl);
     TIDE_OBJ_NEED(scount && sdispl && rcount && rdispl);
     for (int64_t i = 0; i < L->nloc; i++)
-        if (L->loc[i]->ran.rank != L->rank) scount[L->loc[i]->ran.rank]++;
-    int total = 0;
+        if (L->loc[i]->ran.rank != L->rank) scount[L->loc[i]->ran.rank] += (int)sizeof(int64_t);
+    size_t total = 0;
     for (int r = 0; r < np; r++) {
-        sdispl[r] = total;
-        total += scount[r];
+        sdispl[r] = tide_obj_mpi_count(total, "replica notices");
+        total += (size_t)scount[r];
     }
-    int64_t *send = malloc(((size_t)total + 1) * sizeof *send);
+    unsigned char *send = malloc(total + 1);
     TIDE_OBJ_NEED(send);
     for (int64_t i = 0; i < L->nloc; i++) {
         int r = L->loc[i]->ran.rank;
-        if (r != L->rank) send[sdispl[r]++] = L->loc[i]->id;
+        if (r == L->rank) continue;
+        memcpy(send + sdispl[r], &L->loc[i]->id, sizeof(int64_t));
+        sdispl[r] += (int)sizeof(int64_t);
     }
     for (int r = 0; r < np; r++)
         sdispl[r] -= scount[r];
-    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, L->comm);
-    int rtotal = 0;
-    for (int r = 0; r < np; r++) {
-        rdispl[r] = rtotal;
-        rtotal += rcount[r];
-    }
-    int64_t *kept = malloc(((size_t)rtotal + 1) * sizeof *kept);
-    TIDE_OBJ_NEED(kept);
-    MPI_Alltoallv(send, scount, sdispl, MPI_INT64_T, kept, rcount, rdispl, MPI_INT64_T, L->comm);
-    if (rtotal > 1) qsort(kept, (size_t)rtotal, sizeof *kept, cmp_id);
+    size_t rtotal;
+    unsigned char *recv =
+        tide_objcoll_alltoallv(L, send, scount, sdispl, rcount, rdispl, &rtotal, "replica notices");
+    int64_t n = (int64_t)(rtotal / sizeof(int64_t));
+    int64_t *kept = (int64_t *)(void *)recv; /* malloc's alignment */
+    if (n > 1) qsort(kept, (size_t)n, sizeof *kept, cmp_id);
     if (L->nran_here > 1) qsort(L->ran_here, (size_t)L->nran_here, sizeof *L->ran_here, cmp_id);
-    for (int i = 0; i < rtotal; i++)
+    for (int64_t i = 0; i < n; i++)
         if (!has_id(L->ran_here, L->nran_here, kept[i]))
             tide_fatal("objects: the owner of object %lld kept a copy of its task from this rank, "
                        "which did not run it",
@@ -83,7 +81,7 @@ static int64_t *exchange_kept(tide_objects_layer *L, int64_t *nkept)
     free(sdispl);
     free(rcount);
     free(rdispl);
-    *nkept = rtotal;
+    *nkept = n;
     return kept;
 }
 
