@@ -9,7 +9,8 @@ static void square(void **args) /* args: IN x[N], OUT y[N] */
 {
     const double *x = args[0];
     double *y = args[1];
-    for (int i = 0; i < N; i++) y[i] = x[i] * x[i];
+    for (int i = 0; i < N; i++)
+        y[i] = x[i] * x[i];
 }
 
 int main(int argc, char **argv)
@@ -19,7 +20,8 @@ int main(int argc, char **argv)
     int blocks = tide_rank() == 0 ? BLOCKS : BLOCKS / 4;
     for (int it = 0; it < 10; it++) {      /* the application's time steps */
         for (int b = 0; b < blocks; b++) { /* one task per block */
-            for (int i = 0; i < N; i++) x[b][i] = it + b + i * 1e-3;
+            for (int i = 0; i < N; i++)
+                x[b][i] = it + b + i * 1e-3;
             tide_arg args[] = {{x[b], sizeof x[b], TIDE_IN}, {y[b], sizeof y[b], TIDE_OUT}};
             tide_task *t;
             tide_task_create(&t, square, 2, args);

@@ -30,8 +30,8 @@ extern "C" {
 
 typedef enum tide_pred_status {
     TIDE_PRED_OK = 0,
-    TIDE_PRED_NOT_READY = 1,    /* no prediction yet: not trained, or no finite load seen */
-    TIDE_PRED_DEGENERATE = 2,   /* (model ops) data cannot support a fit; `why` says how */
+    TIDE_PRED_NOT_READY = 1,  /* no prediction yet: not trained, or no finite load seen */
+    TIDE_PRED_DEGENERATE = 2, /* (model ops) data cannot support a fit; `why` says how */
     /* The negative values are tide.h's for the same errors (one scheme across libtide, the
      * predictor and the planners). */
     TIDE_PRED_ERR_INVALID = -1, /* bad argument (NULL, negative count, changed nfeat, ...) */
@@ -212,9 +212,9 @@ typedef struct tide_model_stats {
     int retrains;        /* retrains caused by the rolling error (first fits not counted) */
     long fallbacks;      /* served predictions that did not come from a model */
     long by_source[TIDE_SRC_COUNT]; /* served predictions per tide_pred_source */
-    long guarded;        /* model predictions the guard replaced */
-    long spikes;         /* loads the filter judged to be one-phase spikes */
-    long steps;          /* suspect loads that turned out to be level steps */
+    long guarded;                   /* model predictions the guard replaced */
+    long spikes;                    /* loads the filter judged to be one-phase spikes */
+    long steps;                     /* suspect loads that turned out to be level steps */
 } tide_model_stats;
 
 void tide_model_get_stats(const tide_model *m, tide_model_stats *out);

@@ -60,8 +60,8 @@ struct tide_model {
     tide_model_stats stats;
 };
 
-static const char *const source_names[TIDE_SRC_COUNT] = {"none", "model", "persistence",
-                                                         "median", "guard"};
+static const char *const source_names[TIDE_SRC_COUNT] = {"none", "model", "persistence", "median",
+                                                         "guard"};
 
 const char *tide_pred_source_name(int source)
 {
@@ -211,8 +211,8 @@ static int any_trained(const tide_model *m)
 }
 
 /* Model i's prediction from `loads` (clean history, possibly extended by predict_ahead). */
-static int model_value(tide_model *m, int i, const double *loads, int n,
-                       const tide_task_set *next, double *out)
+static int model_value(tide_model *m, int i, const double *loads, int n, const tide_task_set *next,
+                       double *out)
 {
     fitted *f = &m->fit[i];
     if (!f->trained || f->persistence) {

@@ -56,8 +56,7 @@ int main(void)
     plain = robust;
     snprintf(plain.kind, sizeof plain.kind, "rank");
     plain.select = TIDE_SELECT_MODEL, plain.guard = 0, plain.spike = 0;
-    printf("%-10s %9s %9s %12s %12s\n", "series", "default", "plain", "persistence",
-           "median-of-3");
+    printf("%-10s %9s %9s %12s %12s\n", "series", "default", "plain", "persistence", "median-of-3");
     for (int k = 0; k < SERIES_KINDS; k++) {
         result d = run(k, &robust), o = run(k, &plain);
         printf("%-10s %8.2f%% %8.2f%% %11.2f%% %11.2f%%\n", series_kinds[k], 100 * d.served,
@@ -66,8 +65,8 @@ int main(void)
             CHECK(d.served <= 0.5 * d.persistence, "%s: %g vs persistence %g", series_kinds[k],
                   d.served, d.persistence);
         else
-            CHECK(d.served <= 1.05 * o.served + 1e-3, "%s: %g vs plain model %g",
-                  series_kinds[k], d.served, o.served);
+            CHECK(d.served <= 1.05 * o.served + 1e-3, "%s: %g vs plain model %g", series_kinds[k],
+                  d.served, o.served);
     }
     return 0;
 }

@@ -103,9 +103,11 @@ static void fx_destroy(void *state)
     (void)state;
 }
 
-static const tide_model_ops fx_ops = {
-    .name = "fx", .create = fx_create, .train = fx_train, .predict = fx_predict,
-    .destroy = fx_destroy};
+static const tide_model_ops fx_ops = {.name = "fx",
+                                      .create = fx_create,
+                                      .train = fx_train,
+                                      .predict = fx_predict,
+                                      .destroy = fx_destroy};
 
 static tide_model *run_fx(double f, int phases)
 {
@@ -183,13 +185,16 @@ static void auto_chooses(void)
 {
     long task;
     const char *c = auto_choice(1, 1, &task);
-    printf("auto, predictive features: %s (task model served %ld of the last 50 phases)\n", c, task);
+    printf("auto, predictive features: %s (task model served %ld of the last 50 phases)\n", c,
+           task);
     CHECK(strcmp(c, "task") == 0 && task >= 45, "features ignored");
     c = auto_choice(0, 0, &task);
     printf("auto, no features: %s (task model served %ld of the last 50 phases)\n", c, task);
     CHECK(task == 0 && strcmp(c, "task") != 0, "a task model without features");
     c = auto_choice(1, 0, &task);
-    printf("auto, features that predict nothing: %s (task model served %ld of the last 50 phases)\n", c, task);
+    printf(
+        "auto, features that predict nothing: %s (task model served %ld of the last 50 phases)\n",
+        c, task);
     /* Selection follows the recent error: a lucky stretch may serve it briefly, no more. */
     CHECK(task <= 5 && strcmp(c, "task") != 0, "the worse task model served");
 }

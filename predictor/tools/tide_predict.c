@@ -303,7 +303,8 @@ static void process_row(run *r, long lineno, char **f)
 
     /* The task model sees each row as one task whose features are the extra columns; so does
      * the task half of the auto model, when there are such columns. */
-    int task = strcmp(r->params.kind, "task") == 0 || (strcmp(r->params.kind, "auto") == 0 && nfeat);
+    int task =
+        strcmp(r->params.kind, "task") == 0 || (strcmp(r->params.kind, "auto") == 0 && nfeat);
     tide_task_set ts = {1, nfeat, feat};
     prediction p = {.phase = phase, .rank = rank, .load = load};
     int rc = tide_model_predict_info(rr->model, task ? &ts : NULL, &p.pred);
@@ -417,8 +418,8 @@ static void report_rank(const rank_run *rr, int first, int json)
         print_num(mse_of(&e), e.n > 0);
         printf(",\"mape\":");
         print_num(mape_of(&e), e.n_ape > 0);
-        printf(",\"retrains\":%d,\"fallbacks\":%ld,\"guarded\":%ld,\"spikes\":%ld",
-               s.retrains, s.fallbacks, s.guarded, s.spikes);
+        printf(",\"retrains\":%d,\"fallbacks\":%ld,\"guarded\":%ld,\"spikes\":%ld", s.retrains,
+               s.fallbacks, s.guarded, s.spikes);
         json_baselines(rr->base);
         printf("}");
         return;
@@ -436,8 +437,8 @@ static void report_rank(const rank_run *rr, int first, int json)
 
 static void json_prediction(const prediction *p, int first)
 {
-    printf("%s{\"phase\":%ld,\"rank\":%ld,\"load\":%.17g,\"pred\":", first ? "" : ",",
-           p->phase, p->rank, p->load);
+    printf("%s{\"phase\":%ld,\"rank\":%ld,\"load\":%.17g,\"pred\":", first ? "" : ",", p->phase,
+           p->rank, p->load);
     print_num(p->pred.load, p->has_pred);
     printf(",\"unc\":");
     print_num(p->pred.unc, p->has_pred);

@@ -33,7 +33,8 @@ static void format_cpus(const cpu_set_t *set, char *out, size_t len)
     for (int c = 0; c < CPU_SETSIZE && n < len; c++) {
         if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set))) continue;
         int last = c;
-        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set)) last++;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+            last++;
         int w = last > c ? snprintf(out + n, len - n, "%s%d-%d", n ? "," : "", c, last)
                          : snprintf(out + n, len - n, "%s%d", n ? "," : "", c);
         n += w > 0 ? (size_t)w : 0;
@@ -80,8 +81,8 @@ static void pin_self(tide_rt *rt)
         rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     }
     if (rc)
-        fprintf(stderr, "tide: rank %d: cannot pin the comm thread to CPU %d: %s\n", rt->rank,
-                cpu, strerror(rc));
+        fprintf(stderr, "tide: rank %d: cannot pin the comm thread to CPU %d: %s\n", rt->rank, cpu,
+                strerror(rc));
     else if (rt->cfg.verbose)
         fprintf(stderr, "tide: rank %d: comm thread pinned to CPU %d\n", rt->rank, cpu);
 }
@@ -96,8 +97,7 @@ static void idle_sleep(tide_rt *rt, long us)
     pthread_mutex_lock(&rt->idle_lock);
     /* A wake that came while this thread was busy (a taskwait starting, the last task done, a
      * cancel to send) is not lost: it cuts the next sleep short. */
-    if (!rt->comm_wake_pending && !atomic_load(&rt->stop) &&
-        atomic_load(&rt->results.count) == 0)
+    if (!rt->comm_wake_pending && !atomic_load(&rt->stop) && atomic_load(&rt->results.count) == 0)
         pthread_cond_timedwait(&rt->comm_cv, &rt->idle_lock, &ts);
     rt->comm_wake_pending = false;
     pthread_mutex_unlock(&rt->idle_lock);
@@ -112,7 +112,8 @@ void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg)
     atomic_store_explicit(&rt->call_pending, true, memory_order_release);
     rt->comm_wake_pending = true;
     pthread_cond_signal(&rt->comm_cv);
-    while (!rt->call_done) pthread_cond_wait(&rt->call_cv, &rt->idle_lock);
+    while (!rt->call_done)
+        pthread_cond_wait(&rt->call_cv, &rt->idle_lock);
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
@@ -120,7 +121,8 @@ void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg)
  * starts meanwhile). One atomic load per turn when there is none. */
 static bool run_call(tide_rt *rt)
 {
-    if (!tide_protocol_idle(rt->protocol) || !atomic_load_explicit(&rt->call_pending, memory_order_acquire))
+    if (!tide_protocol_idle(rt->protocol) ||
+        !atomic_load_explicit(&rt->call_pending, memory_order_acquire))
         return false;
     pthread_mutex_lock(&rt->idle_lock);
     void (*fn)(void *) = rt->call_fn;
@@ -138,8 +140,10 @@ static bool run_call(tide_rt *rt)
 /* Control messages: the engine's own (replica cancels) or the strategy's. */
 static void control(tide_rt *rt, int src, const tide_control *msg)
 {
-    if (msg->op >= TIDE_LB_OP_ENGINE) tide_replica_control(rt, src, msg);
-    else tide_lb_control(rt, src, msg);
+    if (msg->op >= TIDE_LB_OP_ENGINE)
+        tide_replica_control(rt, src, msg);
+    else
+        tide_lb_control(rt, src, msg);
 }
 
 static const tide_dispatch dispatch = {.other_result = tide_replica_result, .control = control};

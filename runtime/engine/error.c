@@ -25,16 +25,26 @@ const char *tide_last_error_message(void)
 const char *tide_strerror(int code)
 {
     switch (code) {
-    case TIDE_OK: return "success";
-    case TIDE_ERR_INVALID: return "invalid argument";
-    case TIDE_ERR_STATE: return "called in the wrong state";
-    case TIDE_ERR_CONFIG: return "invalid configuration";
-    case TIDE_ERR_NOMEM: return "out of memory";
-    case TIDE_ERR_MPI: return "MPI error";
-    case TIDE_ERR_MISMATCH: return "ranks run different executables";
-    case TIDE_ERR_UNSUPPORTED: return "operation not supported";
-    case TIDE_ERR_TOOL: return "tool library could not be loaded";
-    default: return "unknown error code";
+    case TIDE_OK:
+        return "success";
+    case TIDE_ERR_INVALID:
+        return "invalid argument";
+    case TIDE_ERR_STATE:
+        return "called in the wrong state";
+    case TIDE_ERR_CONFIG:
+        return "invalid configuration";
+    case TIDE_ERR_NOMEM:
+        return "out of memory";
+    case TIDE_ERR_MPI:
+        return "MPI error";
+    case TIDE_ERR_MISMATCH:
+        return "ranks run different executables";
+    case TIDE_ERR_UNSUPPORTED:
+        return "operation not supported";
+    case TIDE_ERR_TOOL:
+        return "tool library could not be loaded";
+    default:
+        return "unknown error code";
     }
 }
 

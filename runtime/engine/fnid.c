@@ -29,7 +29,8 @@ uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len)
 {
     /* FNV-1a, 64 bit. */
     const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
 }
 
@@ -121,10 +122,12 @@ int tide_fnid_of(tide_task_fn fn, tide_fnid *out)
     }
     int rc = TIDE_OK;
     if (!m)
-        rc = tide_fail(TIDE_ERR_UNSUPPORTED, "task function %p lies in no loaded object", (void *)a);
+        rc =
+            tide_fail(TIDE_ERR_UNSUPPORTED, "task function %p lies in no loaded object", (void *)a);
     else if (m->ambiguous)
         rc = tide_fail(TIDE_ERR_UNSUPPORTED,
-                       "task function %p lies in an object whose file name is not unique", (void *)a);
+                       "task function %p lies in an object whose file name is not unique",
+                       (void *)a);
     else
         *out = (tide_fnid){m->key, a - m->base};
     pthread_mutex_unlock(&modules_lock);
@@ -158,7 +161,8 @@ int tide_exe_hash(uint64_t *out, char *path, size_t pathlen)
     uint64_t h = 0xcbf29ce484222325ull;
     unsigned char buf[1 << 16];
     ssize_t r;
-    while ((r = read(fd, buf, sizeof buf)) > 0) h = tide_hash_bytes(h, buf, (size_t)r);
+    while ((r = read(fd, buf, sizeof buf)) > 0)
+        h = tide_hash_bytes(h, buf, (size_t)r);
     close(fd);
     if (r < 0) return tide_fail(TIDE_ERR_UNSUPPORTED, "cannot read /proc/self/exe");
     *out = h;

@@ -36,27 +36,27 @@ typedef enum { TIDE_OFFLOAD_RR = 0, TIDE_OFFLOAD_PACKED = 1 } tide_offload_kind;
 #define TIDE_LB_KNOBS_MAX 32
 
 typedef struct tide_config {
-    int threads;            /* TIDE_THREADS; 0 = take OpenMP's default */
-    char lb[32];            /* TIDE_LB: a registered strategy name */
+    int threads; /* TIDE_THREADS; 0 = take OpenMP's default */
+    char lb[32]; /* TIDE_LB: a registered strategy name */
     tide_offload_kind offload;
-    uint64_t max_inflight;  /* TIDE_MAX_INFLIGHT bytes */
-    uint64_t pack_max;      /* TIDE_PACK_MAX: bytes of one package (packed offload) */
-    int poll_spin;          /* TIDE_POLL_SPIN: empty polls before sleeping */
-    int poll_sleep_max_us;  /* TIDE_POLL_SLEEP_MAX_US: longest back-off sleep */
-    int comm_cpu;           /* TIDE_COMM_CPU: -1 = not pinned, or TIDE_COMM_CPU_LAST */
-    char stats_path[1024];  /* TIDE_STATS; "" = none */
-    int quiet;              /* TIDE_QUIET */
-    int verbose;            /* TIDE_VERBOSE */
-    uint64_t seed;          /* TIDE_SEED */
-    int check_exe;          /* TIDE_CHECK_EXE */
-    int round_us;           /* TIDE_ROUND_US: interval of status rounds */
+    uint64_t max_inflight; /* TIDE_MAX_INFLIGHT bytes */
+    uint64_t pack_max;     /* TIDE_PACK_MAX: bytes of one package (packed offload) */
+    int poll_spin;         /* TIDE_POLL_SPIN: empty polls before sleeping */
+    int poll_sleep_max_us; /* TIDE_POLL_SLEEP_MAX_US: longest back-off sleep */
+    int comm_cpu;          /* TIDE_COMM_CPU: -1 = not pinned, or TIDE_COMM_CPU_LAST */
+    char stats_path[1024]; /* TIDE_STATS; "" = none */
+    int quiet;             /* TIDE_QUIET */
+    int verbose;           /* TIDE_VERBOSE */
+    uint64_t seed;         /* TIDE_SEED */
+    int check_exe;         /* TIDE_CHECK_EXE */
+    int round_us;          /* TIDE_ROUND_US: interval of status rounds */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];
     tide_model_params pred; /* TIDE_PRED_*: the load model */
     char tool_path[1024];   /* TIDE_TOOL */
     char global_lb[32];     /* TIDE_GLOBAL_LB: objects' global strategy (tide_global_find name) */
     int lb_period;          /* TIDE_LB_PERIOD: iterations between reschedulings */
-    tide_global_params global;  /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
+    tide_global_params global; /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
     char objects_stats_path[1024]; /* TIDE_OBJECTS_STATS; "" = none */
 } tide_config;
 
@@ -92,7 +92,8 @@ FILE *tide_outfile_begin(tide_outfile *o);
 int tide_outfile_end(tide_outfile *o, FILE *f);
 int tide_outfile_close(tide_outfile *o);
 
-/* ---- tasks and queues (task.c, queue.c) ------------------------------------------------------- */
+/* ---- tasks and queues (task.c, queue.c) -------------------------------------------------------
+ */
 
 typedef struct tide_rbuf {
     atomic_int refs; /* tasks still pointing into data */
@@ -104,18 +105,18 @@ struct tide_task {
     struct tide_task *next, *prev;
     tide_task_fn fn;
     int nargs, nfeat;
-    int origin;       /* rank whose application created the task */
-    uint64_t seq;     /* id of the task within its origin */
-    bool remote;      /* executing here on behalf of `origin` */
-    bool queued;      /* in a queue (changed under that queue's lock) */
-    bool replicated;  /* a copy runs speculatively on rank `holder` */
+    int origin;      /* rank whose application created the task */
+    uint64_t seq;    /* id of the task within its origin */
+    bool remote;     /* executing here on behalf of `origin` */
+    bool queued;     /* in a queue (changed under that queue's lock) */
+    bool replicated; /* a copy runs speculatively on rank `holder` */
     int holder;
     atomic_int refs;  /* replicated tasks: the local side and the replica table each hold one */
     double exec_time; /* measured, seconds */
     long sample;      /* index of the task's predictor sample in its phase, -1: none */
     double features[TIDE_MAX_FEATURES];
-    tide_arg *args;   /* nargs descriptors; VALUE ptrs point into this allocation */
-    void **argv;      /* what the task function receives */
+    tide_arg *args; /* nargs descriptors; VALUE ptrs point into this allocation */
+    void **argv;    /* what the task function receives */
     /* Remote tasks only: the received message they read from (shared by a packed message)
      * and the result message their OUT/INOUT arguments are written into. */
     tide_rbuf *rbuf;
@@ -152,13 +153,14 @@ tide_task *tide_queue_remove_if(tide_queue *q, bool (*match)(const tide_task *, 
 /* Calls visit(q, task, arg) for each task, front to back (or back to front), under q's lock,
  * until visit returns false; visit may unlink the task it is given (tide_queue_unlink_locked)
  * and must not take q's lock. The only way other files walk a queue. */
-void tide_queue_visit(tide_queue *q, bool backwards, bool (*visit)(tide_queue *, tide_task *, void *),
-                      void *arg);
+void tide_queue_visit(tide_queue *q, bool backwards,
+                      bool (*visit)(tide_queue *, tide_task *, void *), void *arg);
 void tide_queue_unlink_locked(tide_queue *q, tide_task *t);
 /* size_of(first task) under the lock, 0 when empty. */
 size_t tide_queue_front_size(tide_queue *q, size_t (*size_of)(const tide_task *));
 
-/* ---- portable function identity (fnid.c) ------------------------------------------------------ */
+/* ---- portable function identity (fnid.c) ------------------------------------------------------
+ */
 
 typedef struct tide_fnid {
     uint64_t module; /* hash of the file name of the object that contains the function */
@@ -174,12 +176,12 @@ tide_task_fn tide_fnid_resolve(tide_fnid id);
 int tide_exe_hash(uint64_t *out, char *path, size_t pathlen);
 uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);
 
-/* ---- wire format (wire.c) --------------------------------------------------------------------- */
+/* ---- wire format (wire.c) ---------------------------------------------------------------------
+ */
 
 #define TIDE_WIRE_MAGIC 0x45444954u /* "TIDE" */
 #define TIDE_WIRE_VERSION 1
 enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2, TIDE_MSG_CONTROL = 3 };
-
 
 typedef struct tide_wire_header {
     uint32_t magic;
@@ -204,8 +206,8 @@ int tide_wire_check_header(const unsigned char *buf, size_t len, tide_wire_heade
 /* Decodes every task record of a validated TASKS message into remote tasks that read their
  * IN/VALUE data from the buffer and write OUT/INOUT data to their own result message. On
  * error, frees what it built and describes the problem. */
-int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out,
-                           char *err, size_t errlen);
+int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out, char *err,
+                           size_t errlen);
 /* Builds nothing: checks a RESULT message against the task it answers and copies the outputs
  * into the task's (application) buffers. */
 int tide_wire_apply_result(const unsigned char *buf, const tide_wire_header *h, tide_task *t,
@@ -267,7 +269,8 @@ void tide_replica_control(tide_rt *rt, int src, const tide_control *msg);
 bool tide_replica_flush_cancels(tide_rt *rt);
 size_t tide_replica_open(const tide_rt *rt);
 void tide_replica_finalize(tide_rt *rt);
-/* ---- transport (transport.c) ------------------------------------------------------------------ */
+/* ---- transport (transport.c) ------------------------------------------------------------------
+ */
 
 typedef struct tide_transport tide_transport;
 
@@ -298,7 +301,8 @@ bool tide_transport_idle(const tide_rt *rt);
 void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
                        const tide_wire_header *h);
 
-/* ---- the phase protocol (phase.c) ------------------------------------------------------------- */
+/* ---- the phase protocol (phase.c) -------------------------------------------------------------
+ */
 
 typedef struct tide_protocol tide_protocol;
 
@@ -311,30 +315,36 @@ bool tide_protocol_idle(const tide_protocol *p);
 /* tide_finalize: the closing allgather is done and every send completed. */
 bool tide_protocol_closing_done(tide_protocol *p);
 
-/* ---- replica cancels (worker.c) ---------------------------------------------------------------- */
+/* ---- replica cancels (worker.c) ----------------------------------------------------------------
+ */
 
 void tide_cancels_init(tide_rt *rt);
 void tide_cancels_destroy(tide_rt *rt);
 /* Hands every pending cancel to send(rt, seq, holder) and clears the list; returns how many. */
 size_t tide_cancels_drain(tide_rt *rt, void (*send)(tide_rt *, uint64_t seq, int holder));
 
-
-/* ---- statistics (stats.c) --------------------------------------------------------------------- */
+/* ---- statistics (stats.c) ---------------------------------------------------------------------
+ */
 
 /* What one rank reports about one phase; all ranks' records are allgathered. */
 typedef struct tide_rank_record {
     double W, L, L_pred, task_max, time;
     double tasks, offloaded, received, bytes_sent;
-    double L_unc;       /* uncertainty of L_pred (-1 without a prediction) */
-    double pred_source; /* tide_pred_source of L_pred */
-    double pred_model;  /* which model served when pred_source is "model": tide_pred_model */
+    double L_unc;         /* uncertainty of L_pred (-1 without a prediction) */
+    double pred_source;   /* tide_pred_source of L_pred */
+    double pred_model;    /* which model served when pred_source is "model": tide_pred_model */
     double plan_residual; /* proact: predicted load above the average after the plan */
     double plan_limit;    /* why it stayed (tide_lb_limit), -1 when no plan was made */
-    double cancelled; /* replica copies that arrived here and were dropped before they ran */
+    double cancelled;     /* replica copies that arrived here and were dropped before they ran */
 } tide_rank_record;
 
 /* The serving model of a phase, as a number that an allgather of doubles carries. */
-enum tide_pred_model_code { TIDE_PMODEL_NONE, TIDE_PMODEL_RANK, TIDE_PMODEL_TASK, TIDE_PMODEL_TOOL };
+enum tide_pred_model_code {
+    TIDE_PMODEL_NONE,
+    TIDE_PMODEL_RANK,
+    TIDE_PMODEL_TASK,
+    TIDE_PMODEL_TOOL
+};
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
 
@@ -347,13 +357,13 @@ int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
 /* Writes the TIDE_STATS document to f (the caller checks the writes: tide_outfile_end). */
-void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
-                           FILE *f);
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads, FILE *f);
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
                               FILE *out);
 void tide_stats_free(tide_phase_log *log);
 
-/* ---- the runtime ------------------------------------------------------------------------------ */
+/* ---- the runtime ------------------------------------------------------------------------------
+ */
 
 /* Per-worker counters, one cache line each, summed at phase end. */
 typedef struct tide_worker_slot {
@@ -411,15 +421,15 @@ struct tide_rt {
     long n_offloaded, n_received; /* n_received: every task that arrived, copies included */
     long n_cancelled;             /* replica copies dropped here unrun (replica.c) */
     uint64_t bytes_sent;
-    double L_pred;            /* prediction for the running phase (-1: none) */
-    double L_unc;             /* its uncertainty (-1: none) */
-    double pred_source;       /* its tide_pred_source */
-    double pred_model;        /* its tide_pred_model_code */
-    double task_pred_ready;   /* 1 when per-task predictions of the phase exist */
+    double L_pred;                    /* prediction for the running phase (-1: none) */
+    double L_unc;                     /* its uncertainty (-1: none) */
+    double pred_source;               /* its tide_pred_source */
+    double pred_model;                /* its tide_pred_model_code */
+    double task_pred_ready;           /* 1 when per-task predictions of the phase exist */
     double plan_residual, plan_limit; /* what this phase's plan left here (plan_limit -1: none) */
-    int cphase;               /* the phase the comm thread is in (or was last in) */
-    bool running;             /* cphase is running: tasks of it may still move */
-    bool stopping;            /* tide_finalize is in progress: no new requests */
+    int cphase;                       /* the phase the comm thread is in (or was last in) */
+    bool running;                     /* cphase is running: tasks of it may still move */
+    bool stopping;                    /* tide_finalize is in progress: no new requests */
     uint64_t rng;
 
     /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
@@ -449,7 +459,8 @@ struct tide_rt {
     bool freq_known; /* the machine exposes the core frequency (a phase feature) */
 };
 
-/* ---- load prediction (predict.c) -------------------------------------------------------------- */
+/* ---- load prediction (predict.c) --------------------------------------------------------------
+ */
 
 int tide_predict_init(tide_rt *rt, char *err, size_t len);
 void tide_predict_finalize(tide_rt *rt);

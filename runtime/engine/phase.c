@@ -106,8 +106,10 @@ static bool same_step(const tide_rank_status *a, const tide_rank_status *b)
 
 static void describe_step(const tide_rank_status *s, char *out, size_t len)
 {
-    if (s->finalizing) snprintf(out, len, "in tide_finalize after %.0f phases", s->phase);
-    else snprintf(out, len, "in phase %.0f", s->phase);
+    if (s->finalizing)
+        snprintf(out, len, "in tide_finalize after %.0f phases", s->phase);
+    else
+        snprintf(out, len, "in phase %.0f", s->phase);
 }
 
 static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
@@ -130,7 +132,8 @@ static _Noreturn void phase_mismatch(tide_protocol *cs)
     int n = cs->rt->size, ref = 0, nref = 0, listed = 0;
     for (int i = 0; i < n; i++) {
         int same = 0;
-        for (int j = 0; j < n; j++) same += same_step(&all[i], &all[j]);
+        for (int j = 0; j < n; j++)
+            same += same_step(&all[i], &all[j]);
         if (same > nref) nref = same, ref = i;
     }
     char msg[512] = "", step[64];
@@ -142,8 +145,10 @@ static _Noreturn void phase_mismatch(tide_protocol *cs)
     }
     if (n - nref > listed) append(msg, sizeof msg, &len, ", and %d more ranks", n - nref - listed);
     describe_step(&all[ref], step, sizeof step);
-    if (nref > 1) append(msg, sizeof msg, &len, ", the others %s", step);
-    else append(msg, sizeof msg, &len, ", rank %d %s", ref, step);
+    if (nref > 1)
+        append(msg, sizeof msg, &len, ", the others %s", step);
+    else
+        append(msg, sizeof msg, &len, ", rank %d %s", ref, step);
     if (cs->rt->rank == 0) {
         fprintf(stderr,
                 "tide: phase mismatch: %s (phase N is a rank's N-th tide_taskwait; every rank "
@@ -303,8 +308,6 @@ bool tide_protocol_closing_done(tide_protocol *cs)
     }
     return flag && tide_transport_idle(rt);
 }
-
-
 
 bool tide_protocol_idle(const tide_protocol *cs)
 {

@@ -208,7 +208,8 @@ static bool weigh_one(tide_queue *q, tide_task *t, void *arg)
     (void)q;
     weights *w = arg;
     if (w->k >= w->n) return false;
-    w->times[w->k++] = t->sample >= 0 && t->sample < w->rows ? w->scale * w->row_time[t->sample] : 0;
+    w->times[w->k++] =
+        t->sample >= 0 && t->sample < w->rows ? w->scale * w->row_time[t->sample] : 0;
     return true;
 }
 

@@ -20,8 +20,10 @@ void tide_queue_push_locked(tide_queue *q, tide_task *t)
     t->next = NULL;
     t->queued = true;
     t->prev = q->tail;
-    if (q->tail) q->tail->next = t;
-    else q->head = t;
+    if (q->tail)
+        q->tail->next = t;
+    else
+        q->head = t;
     q->tail = t;
     atomic_fetch_add_explicit(&q->count, 1, memory_order_relaxed);
 }
@@ -41,8 +43,10 @@ tide_task *tide_queue_pop_front(tide_queue *q)
     tide_task *t = q->head;
     if (t) {
         q->head = t->next;
-        if (q->head) q->head->prev = NULL;
-        else q->tail = NULL;
+        if (q->head)
+            q->head->prev = NULL;
+        else
+            q->tail = NULL;
         t->queued = false;
         atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
     }
@@ -52,10 +56,14 @@ tide_task *tide_queue_pop_front(tide_queue *q)
 
 static void unlink_locked(tide_queue *q, tide_task *t)
 {
-    if (t->prev) t->prev->next = t->next;
-    else q->head = t->next;
-    if (t->next) t->next->prev = t->prev;
-    else q->tail = t->prev;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        q->head = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        q->tail = t->prev;
     t->queued = false;
     atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
 }
@@ -88,14 +96,15 @@ tide_task *tide_queue_remove_if(tide_queue *q, bool (*match)(const tide_task *, 
 {
     pthread_mutex_lock(&q->lock);
     tide_task *t = q->head;
-    while (t && !match(t, arg)) t = t->next;
+    while (t && !match(t, arg))
+        t = t->next;
     if (t) unlink_locked(q, t);
     pthread_mutex_unlock(&q->lock);
     return t;
 }
 
-void tide_queue_visit(tide_queue *q, bool backwards, bool (*visit)(tide_queue *, tide_task *, void *),
-                      void *arg)
+void tide_queue_visit(tide_queue *q, bool backwards,
+                      bool (*visit)(tide_queue *, tide_task *, void *), void *arg)
 {
     pthread_mutex_lock(&q->lock);
     for (tide_task *t = backwards ? q->tail : q->head, *after; t; t = after) {

@@ -11,8 +11,7 @@ int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all)
 {
     if (log->nphases == log->cap) {
         int cap = log->cap ? 2 * log->cap : 64;
-        tide_rank_record *r =
-            realloc(log->records, (size_t)cap * (size_t)log->nranks * sizeof *r);
+        tide_rank_record *r = realloc(log->records, (size_t)cap * (size_t)log->nranks * sizeof *r);
         if (!r) return TIDE_ERR_NOMEM;
         log->records = r;
         log->cap = cap;
@@ -83,15 +82,24 @@ static void add_error(prediction_error *e, const tide_rank_record *r)
 
 static void json_error_field(FILE *f, double sum, int n)
 {
-    if (n) fprintf(f, "%.9g", sum / n);
-    else fprintf(f, "null");
+    if (n)
+        fprintf(f, "%.9g", sum / n);
+    else
+        fprintf(f, "null");
 }
 
 /* Who served the predictions: "rank", "task", a tool's model, or a baseline / the guard. */
-enum { SERVED_RANK, SERVED_TASK, SERVED_TOOL, SERVED_PERSISTENCE, SERVED_MEDIAN, SERVED_GUARD,
-       SERVED_KINDS };
-static const char *const served_names[SERVED_KINDS] = {"rank", "task", "tool", "persistence",
-                                                       "median", "guard"};
+enum {
+    SERVED_RANK,
+    SERVED_TASK,
+    SERVED_TOOL,
+    SERVED_PERSISTENCE,
+    SERVED_MEDIAN,
+    SERVED_GUARD,
+    SERVED_KINDS
+};
+static const char *const served_names[SERVED_KINDS] = {"rank",        "task",   "tool",
+                                                       "persistence", "median", "guard"};
 
 /* The served kind of a record, or -1 when it had no prediction. */
 static int served_kind(const tide_rank_record *r)
@@ -113,8 +121,8 @@ static int served_kind(const tide_rank_record *r)
     }
 }
 
-static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularity",
-                                                              "uncertainty", "capacity"};
+static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularity", "uncertainty",
+                                                             "capacity"};
 
 typedef struct summary {
     double W_par, W_avg, time, ideal;
@@ -156,8 +164,10 @@ static void json_array(FILE *f, const char *name, const tide_rank_record *r, int
     for (int i = 0; i < n; i++) {
         double v;
         memcpy(&v, (const char *)&r[i] + field, sizeof v);
-        if (integer) fprintf(f, "%s%.0f", i ? ", " : "", v);
-        else fprintf(f, "%s%.17g", i ? ", " : "", v); /* exact: tide-predict can replay it */
+        if (integer)
+            fprintf(f, "%s%.0f", i ? ", " : "", v);
+        else
+            fprintf(f, "%s%.17g", i ? ", " : "", v); /* exact: tide-predict can replay it */
     }
     fprintf(f, "]");
 }
@@ -166,9 +176,12 @@ static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
     }
     fputc('"', f);
 }

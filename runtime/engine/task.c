@@ -91,8 +91,8 @@ int tide_task_set_feature(tide_task *t, int index, double value)
 {
     if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_set_feature: task is NULL");
     if (index < 0 || index >= TIDE_MAX_FEATURES)
-        return tide_fail(TIDE_ERR_INVALID, "tide_task_set_feature: index %d outside [0, %d)",
-                         index, TIDE_MAX_FEATURES);
+        return tide_fail(TIDE_ERR_INVALID, "tide_task_set_feature: index %d outside [0, %d)", index,
+                         TIDE_MAX_FEATURES);
     t->features[index] = value;
     if (index >= t->nfeat) t->nfeat = index + 1;
     return TIDE_OK;

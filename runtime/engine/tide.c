@@ -10,11 +10,16 @@ tide_rt *tide_rt_global;
 static const char *thread_level_name(int level)
 {
     switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
-    default: return "an unknown thread level";
+    case MPI_THREAD_SINGLE:
+        return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+        return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+        return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+        return "MPI_THREAD_MULTIPLE";
+    default:
+        return "an unknown thread level";
     }
 }
 
@@ -175,7 +180,8 @@ int tide_init(int *argc, char ***argv)
     rc = agree(rt, rc, TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
-    if (rc == TIDE_OK && rt->cfg.check_exe) rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
+    if (rc == TIDE_OK && rt->cfg.check_exe)
+        rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
     if (rc == TIDE_OK) rc = agree(rt, tide_fnid_init(), TIDE_ERR_STATE);
     if (rc != TIDE_OK) return init_fail(rt, rc);
 
@@ -247,10 +253,13 @@ int tide_finalize(void)
     int objects_rc = rt->finalize_layer ? rt->finalize_layer() : TIDE_OK;
     /* Tasks submitted after the last taskwait never ran: say so rather than drop them quietly. */
     long leftover = 0;
-    for (tide_task *t; (t = tide_queue_pop_front(&rt->local)); leftover++) tide_task_free(t);
+    for (tide_task *t; (t = tide_queue_pop_front(&rt->local)); leftover++)
+        tide_task_free(t);
     if (leftover)
-        fprintf(stderr, "tide: rank %d: %ld submitted tasks were never run (no tide_taskwait "
-                "after their submission)\n", rt->rank, leftover);
+        fprintf(stderr,
+                "tide: rank %d: %ld submitted tasks were never run (no tide_taskwait "
+                "after their submission)\n",
+                rt->rank, leftover);
     tide_comm_stop(rt);
     int rc = objects_rc;
     if (rt->rank == 0) {

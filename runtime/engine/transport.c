@@ -17,16 +17,15 @@ typedef struct inflight {
     size_t nbuckets, count;
 } inflight;
 
-
 typedef struct send_slot {
     unsigned char *buf;
     size_t len;
 } send_slot;
 
 struct tide_transport {
-    inflight waiting;    /* offloaded tasks awaiting their result */
+    inflight waiting;     /* offloaded tasks awaiting their result */
     tide_queue *outgoing; /* size entries: tasks chosen to move to each rank */
-    MPI_Request *reqs;   /* sends in progress */
+    MPI_Request *reqs;    /* sends in progress */
     send_slot *slots;
     int nsends, capsends;
     int *done_idx;
@@ -68,7 +67,8 @@ static tide_task *inflight_take(inflight *f, uint64_t seq)
     return NULL;
 }
 
-/* ---- sending ----------------------------------------------------------------------------------- */
+/* ---- sending -----------------------------------------------------------------------------------
+ */
 
 void tide_transport_send(tide_rt *rt, int dest, unsigned char *buf, size_t len)
 {
@@ -230,8 +230,7 @@ static bool measure_one(tide_queue *q, tide_task *t, void *arg)
     size_t sz = tide_wire_task_size(t);
     if (p->n >= p->max || (p->n > 0 && p->len + sz > p->cap)) return false;
     bool first_alone = p->n == 0 && p->rt->inflight_bytes == 0;
-    if (!first_alone && p->rt->inflight_bytes + p->len + sz > p->rt->cfg.max_inflight)
-        return false;
+    if (!first_alone && p->rt->inflight_bytes + p->len + sz > p->rt->cfg.max_inflight) return false;
     p->len += sz;
     p->n++;
     return true;
@@ -243,8 +242,8 @@ static bool send_one_message(tide_rt *rt, int dest)
 {
     tide_queue *q = &rt->transport->outgoing[dest];
     if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return false;
-    package p = {rt, rt->cfg.offload == TIDE_OFFLOAD_PACKED ? 256 : 1, 0,
-                 rt->cfg.max_inflight / 8, sizeof(tide_wire_header)};
+    package p = {rt, rt->cfg.offload == TIDE_OFFLOAD_PACKED ? 256 : 1, 0, rt->cfg.max_inflight / 8,
+                 sizeof(tide_wire_header)};
     if (p.cap > rt->cfg.pack_max) p.cap = rt->cfg.pack_max;
     tide_queue_visit(q, false, measure_one, &p);
     if (p.n == 0) return false;
@@ -254,8 +253,10 @@ static bool send_one_message(tide_rt *rt, int dest)
     size_t len = p.len;
     for (int i = 0; i < p.n; i++) {
         tide_task *t = tide_queue_pop_front(q);
-        if (encodable(rt, t, &ids[got])) batch[got++] = t;
-        else len -= tide_wire_task_size(t);
+        if (encodable(rt, t, &ids[got]))
+            batch[got++] = t;
+        else
+            len -= tide_wire_task_size(t);
     }
     if (!got) return true;
     unsigned char *buf = malloc(len);
@@ -286,7 +287,8 @@ bool tide_transport_send_tasks(tide_rt *rt)
     return did;
 }
 
-/* ---- receiving --------------------------------------------------------------------------------- */
+/* ---- receiving ---------------------------------------------------------------------------------
+ */
 
 static void handle_tasks(tide_rt *rt, unsigned char *buf, size_t len, const tide_wire_header *h)
 {
@@ -400,7 +402,8 @@ void tide_coll_allgatherv(tide_rt *rt, const double *mine, int n, const int *cou
     free(displs);
 }
 
-/* ---- life cycle -------------------------------------------------------------------------------- */
+/* ---- life cycle --------------------------------------------------------------------------------
+ */
 
 int tide_transport_create(tide_rt *rt)
 {

@@ -20,4 +20,3 @@ void tide_comm_wake(tide_rt *rt)
     pthread_cond_signal(&rt->comm_cv);
     pthread_mutex_unlock(&rt->idle_lock);
 }
-

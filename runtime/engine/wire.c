@@ -75,8 +75,8 @@ size_t tide_wire_put_task(unsigned char *dst, const tide_task *t, tide_fnid id)
 void tide_wire_put_header(unsigned char *dst, int kind, uint32_t count, uint32_t phase,
                           uint64_t payload_len, int src)
 {
-    tide_wire_header h = {TIDE_WIRE_MAGIC, TIDE_WIRE_VERSION, (uint16_t)kind, count, phase,
-                          payload_len, src, 0};
+    tide_wire_header h = {
+        TIDE_WIRE_MAGIC, TIDE_WIRE_VERSION, (uint16_t)kind, count, phase, payload_len, src, 0};
     memcpy(dst, &h, sizeof h);
 }
 
@@ -95,8 +95,10 @@ int tide_wire_check_header(const unsigned char *buf, size_t len, tide_wire_heade
         return TIDE_ERR_INVALID;
     }
     if (h->version != TIDE_WIRE_VERSION) {
-        snprintf(err, errlen, "protocol version %u, this build speaks %d (ranks built from "
-                 "different sources?)", h->version, TIDE_WIRE_VERSION);
+        snprintf(err, errlen,
+                 "protocol version %u, this build speaks %d (ranks built from "
+                 "different sources?)",
+                 h->version, TIDE_WIRE_VERSION);
         return TIDE_ERR_INVALID;
     }
     if (h->kind != TIDE_MSG_TASKS && h->kind != TIDE_MSG_RESULT && h->kind != TIDE_MSG_CONTROL) {
@@ -172,8 +174,8 @@ static int read_head(cursor *c, record *r, char *err, size_t errlen)
         return bad_record(err, errlen, TIDE_ERR_INVALID, "task record truncated");
     if (r->nargs > TIDE_MAX_ARGS || r->nfeat > TIDE_MAX_FEATURES)
         return bad_record(err, errlen, TIDE_ERR_INVALID,
-                          "task record with %u arguments and %u features (limits %d, %d)",
-                          r->nargs, r->nfeat, TIDE_MAX_ARGS, TIDE_MAX_FEATURES);
+                          "task record with %u arguments and %u features (limits %d, %d)", r->nargs,
+                          r->nfeat, TIDE_MAX_ARGS, TIDE_MAX_FEATURES);
     return TIDE_OK;
 }
 
@@ -185,8 +187,8 @@ static int read_descriptors(cursor *c, record *r, char *err, size_t errlen)
         if (!take(c, &r->modes[i], 4) || !take(c, &pad, 4) || !take(c, &r->sizes[i], 8))
             return bad_record(err, errlen, TIDE_ERR_INVALID, "argument descriptors truncated");
         if (r->modes[i] < TIDE_IN || r->modes[i] > TIDE_VALUE)
-            return bad_record(err, errlen, TIDE_ERR_INVALID, "argument %u has unknown mode %u",
-                              i, r->modes[i]);
+            return bad_record(err, errlen, TIDE_ERR_INVALID, "argument %u has unknown mode %u", i,
+                              r->modes[i]);
         /* Inputs must lie in this message; outputs must not exceed what a message could hold. */
         if (r->sizes[i] > ((uint64_t)1 << 40) ||
             (carries_input((int)r->modes[i]) && PAD8(r->sizes[i]) > c->left))
@@ -279,8 +281,8 @@ static int decode_one(cursor *c, tide_rbuf *b, tide_task **out, char *err, size_
     return TIDE_OK;
 }
 
-int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out,
-                           char *err, size_t errlen)
+int tide_wire_decode_tasks(tide_rbuf *b, const tide_wire_header *h, tide_task **out, char *err,
+                           size_t errlen)
 {
     cursor c = {b->data + HDR_SIZE, h->payload_len};
     uint32_t n = 0;
@@ -330,9 +332,11 @@ int tide_wire_apply_result(const unsigned char *buf, const tide_wire_header *h, 
         return TIDE_ERR_INVALID;
     }
     if (nargs != (uint32_t)t->nargs || seq != t->seq || origin != t->origin) {
-        snprintf(err, errlen, "result for task %d:%llu with %u arguments answers task %d:%llu "
-                 "with %d", origin, (unsigned long long)seq, nargs, t->origin,
-                 (unsigned long long)t->seq, t->nargs);
+        snprintf(err, errlen,
+                 "result for task %d:%llu with %u arguments answers task %d:%llu "
+                 "with %d",
+                 origin, (unsigned long long)seq, nargs, t->origin, (unsigned long long)t->seq,
+                 t->nargs);
         return TIDE_ERR_INVALID;
     }
     const unsigned char *sizes = c.p;

@@ -34,12 +34,12 @@ extern "C" {
 
 typedef enum tide_error {
     TIDE_OK = 0,
-    TIDE_ERR_INVALID = -1,    /* a bad argument (null pointer, size/mode mismatch, ...) */
-    TIDE_ERR_STATE = -2,      /* called at the wrong time (before init, after finalize, ...) */
-    TIDE_ERR_CONFIG = -3,     /* a configuration value is invalid */
-    TIDE_ERR_NOMEM = -4,      /* an allocation failed */
-    TIDE_ERR_MPI = -5,        /* MPI failed or offers too low a thread level */
-    TIDE_ERR_MISMATCH = -6,   /* ranks run different executables */
+    TIDE_ERR_INVALID = -1,     /* a bad argument (null pointer, size/mode mismatch, ...) */
+    TIDE_ERR_STATE = -2,       /* called at the wrong time (before init, after finalize, ...) */
+    TIDE_ERR_CONFIG = -3,      /* a configuration value is invalid */
+    TIDE_ERR_NOMEM = -4,       /* an allocation failed */
+    TIDE_ERR_MPI = -5,         /* MPI failed or offers too low a thread level */
+    TIDE_ERR_MISMATCH = -6,    /* ranks run different executables */
     TIDE_ERR_UNSUPPORTED = -7, /* a function cannot be offloaded (no portable identity) */
     TIDE_ERR_TOOL = -8         /* a tool library (TIDE_TOOL) could not be loaded */
 } tide_error;

@@ -23,7 +23,6 @@ static unsigned char *in_room(dlb *D, size_t n)
     return D->in.data;
 }
 
-
 /* A sparse exchange without knowing who sends to whom (non-blocking consensus, Hoefler, Siebert
  * and Lumsdaine 2010): every non-empty D->out[r] goes to r by synchronous send; whatever arrives
  * on tag is handed to recv in arrival order; once this rank's sends were all received it joins

@@ -200,14 +200,14 @@ void tide_objlb_run(tide_objects_layer *L, uint64_t seed)
     for (int64_t i = 0; i < L->ndir; i++)
         bytes[i] = (double)L->dir_size[i];
     tide_global_input in = {.np = L->size,
-                        .nobj = L->ndir,
-                        .load = load,
-                        .owner = L->dir_owner,
-                        .bytes = bytes,
-                        .speed = NULL,
-                        .comm_off = off,
-                        .comm_adj = adj,
-                        .comm_vol = vol};
+                            .nobj = L->ndir,
+                            .load = load,
+                            .owner = L->dir_owner,
+                            .bytes = bytes,
+                            .speed = NULL,
+                            .comm_off = off,
+                            .comm_adj = adj,
+                            .comm_vol = vol};
     tide_global_params params = tide_rt_global->cfg.global;
     params.seed = seed;
     double t1 = tide_now();

@@ -75,4 +75,3 @@ void tide_objlb_finish(tide_objects_layer *L, const tide_objects_lb_record *rec)
     L->nedges = 0;
     L->window = 0;
 }
-

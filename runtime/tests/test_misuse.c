@@ -48,13 +48,13 @@ int main(int argc, char **argv)
           "rank/size/threads before init");
 
     /* Configuration through the API: validated at once with the environment's parser. */
-    const char *bad[][2] = {{"TIDE_THREADS", "abc"},     {"TIDE_THREADS", "-1"},
-                            {"TIDE_THREADS", "4x"},      {"TIDE_THREADS", ""},
-                            {"TIDE_THREADS", " 4"},      {"TIDE_LB", "bogus"},
-                            {"TIDE_OFFLOAD", "fast"},    {"TIDE_RANDOM_FRACTION", "1.5"},
+    const char *bad[][2] = {{"TIDE_THREADS", "abc"},         {"TIDE_THREADS", "-1"},
+                            {"TIDE_THREADS", "4x"},          {"TIDE_THREADS", ""},
+                            {"TIDE_THREADS", " 4"},          {"TIDE_LB", "bogus"},
+                            {"TIDE_OFFLOAD", "fast"},        {"TIDE_RANDOM_FRACTION", "1.5"},
                             {"TIDE_RANDOM_FRACTION", "nan"}, {"TIDE_MAX_INFLIGHT", "0"},
-                            {"TIDE_MAX_INFLIGHT", "12Q"}, {"TIDE_POLL_SLEEP_MAX_US", "0"},
-                            {"TIDE_QUIET", "yes"},       {"TIDE_THREAD", "4"},
+                            {"TIDE_MAX_INFLIGHT", "12Q"},    {"TIDE_POLL_SLEEP_MAX_US", "0"},
+                            {"TIDE_QUIET", "yes"},           {"TIDE_THREAD", "4"},
                             {"TIDE_COMM_CPU", "-2"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         EXPECT(tide_config_set(bad[i][0], bad[i][1]), TIDE_ERR_CONFIG);

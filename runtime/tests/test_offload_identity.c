@@ -16,8 +16,10 @@ static void mix(void **args)
     unsigned char *c = args[3];
     const unsigned char *blob = args[4];
     size_t n = (size_t)(key >> 40), m = (size_t)((key >> 16) & 0xffffff), v = key & 0xffff;
-    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)(a[i] * 3 + (key & 0xff) + i);
-    for (size_t i = 0; i < m; i++) c[i] = (unsigned char)(c[i] ^ (i * 7) ^ (v ? blob[i % v] : 0));
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(a[i] * 3 + (key & 0xff) + i);
+    for (size_t i = 0; i < m; i++)
+        c[i] = (unsigned char)(c[i] ^ (i * 7) ^ (v ? blob[i % v] : 0));
     (void)args[5];
 }
 
@@ -46,9 +48,12 @@ int main(int argc, char **argv)
         jb->c = malloc(jb->m + 1);
         jb->ref_c = malloc(jb->m + 1);
         jb->blob = malloc(jb->v + 1);
-        for (size_t i = 0; i < jb->n; i++) jb->a[i] = (unsigned char)test_rng(&rng);
-        for (size_t i = 0; i < jb->m; i++) jb->c[i] = jb->ref_c[i] = (unsigned char)test_rng(&rng);
-        for (size_t i = 0; i < jb->v; i++) jb->blob[i] = (unsigned char)test_rng(&rng);
+        for (size_t i = 0; i < jb->n; i++)
+            jb->a[i] = (unsigned char)test_rng(&rng);
+        for (size_t i = 0; i < jb->m; i++)
+            jb->c[i] = jb->ref_c[i] = (unsigned char)test_rng(&rng);
+        for (size_t i = 0; i < jb->v; i++)
+            jb->blob[i] = (unsigned char)test_rng(&rng);
         memset(jb->b, 0xAA, jb->n + 1);
         memset(jb->ref_b, 0xAA, jb->n + 1);
         jb->key = ((uint64_t)jb->n << 40) | ((uint64_t)jb->m << 16) | jb->v;
@@ -65,7 +70,8 @@ int main(int argc, char **argv)
         memset(jb->blob, 0, jb->v);
         CHECK_OK(tide_task_submit(t));
         jb->key = saved;
-        for (size_t i = 0; i < jb->v; i++) jb->blob[i] = 0; /* stays zero: the task has a copy */
+        for (size_t i = 0; i < jb->v; i++)
+            jb->blob[i] = 0; /* stays zero: the task has a copy */
     }
     CHECK_OK(tide_taskwait());
     for (int j = 0; j < NJ; j++) {

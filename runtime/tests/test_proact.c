@@ -1,8 +1,9 @@
 /* Proactive offloading end to end: a fixed imbalance (rank 0 has four times the tasks of the
- * others; tasks of two sizes, the size given as a feature) over many phases. Checks that the rank model predicts every rank's load from phase
- * TIDE_PRED_TRAIN on (not before), and that in every planned phase each rank sends and receives
- * exactly what its row and column of the plan say (the plan recomputed here from all ranks'
- * predictions and uncertainties with the same planner). Usage: test_proact PHASES TRAIN */
+ * others; tasks of two sizes, the size given as a feature) over many phases. Checks that the rank
+ * model predicts every rank's load from phase TIDE_PRED_TRAIN on (not before), and that in every
+ * planned phase each rank sends and receives exactly what its row and column of the plan say (the
+ * plan recomputed here from all ranks' predictions and uncertainties with the same planner). Usage:
+ * test_proact PHASES TRAIN */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 #include "tide.h"
@@ -42,11 +43,14 @@ int main(int argc, char **argv)
             CHECK_OK(tide_task_submit(t));
         }
         CHECK_OK(tide_taskwait());
-        for (int i = 0; i < ntasks; i++) CHECK(out[i] == ns[i % 2] + 1, "phase %d task %d", p, i);
+        for (int i = 0; i < ntasks; i++)
+            CHECK(out[i] == ns[i % 2] + 1, "phase %d task %d", p, i);
         tide_phase_stats st;
         CHECK_OK(tide_stats_last_phase(&st));
-        if (p < train) CHECK(st.L_pred_self < 0, "phase %d predicted before training", p);
-        else CHECK(st.L_pred_self >= pred_min, "phase %d: prediction %g", p, st.L_pred_self);
+        if (p < train)
+            CHECK(st.L_pred_self < 0, "phase %d predicted before training", p);
+        else
+            CHECK(st.L_pred_self >= pred_min, "phase %d: prediction %g", p, st.L_pred_self);
         MPI_Allgather(&st.L_pred_self, 1, MPI_DOUBLE, pred, 1, MPI_DOUBLE, MPI_COMM_WORLD);
         MPI_Allgather(&st.L_unc_self, 1, MPI_DOUBLE, unc, 1, MPI_DOUBLE, MPI_COMM_WORLD);
         int64_t mine = ntasks;
@@ -59,7 +63,8 @@ int main(int argc, char **argv)
             MPI_Allreduce(mv, tot, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
             CHECK(tot[0] == tot[1], "phase %d: %lld sent, %lld received", p, tot[0], tot[1]);
             double avg = 0;
-            for (int i = 0; i < np; i++) avg += pred[i] / np;
+            for (int i = 0; i < np; i++)
+                avg += pred[i] / np;
             CHECK(mv[0] == 0 || pred[me] > avg, "phase %d: a rank below the mean sent", p);
             CHECK(mv[1] == 0 || pred[me] < avg, "phase %d: a rank above the mean received", p);
             planned += mv[0] > 0;
@@ -67,7 +72,8 @@ int main(int argc, char **argv)
         }
         /* The runtime's margins: TIDE_PROACT_MARGIN (default 1) x each rank's uncertainty. */
         double factor = getenv("TIDE_PROACT_MARGIN") ? atof(getenv("TIDE_PROACT_MARGIN")) : 1.0;
-        for (int i = 0; i < np; i++) unc[i] = unc[i] > 0 ? factor * unc[i] : 0;
+        for (int i = 0; i < np; i++)
+            unc[i] = unc[i] > 0 ? factor * unc[i] : 0;
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
         CHECK(tide_plan_proact_margin(np, pred, unc, n, NULL, &plan) == TIDE_PLAN_OK, "planner");
         CHECK(tide_plan_table(&plan, n, tb) == TIDE_PLAN_OK, "table");

@@ -23,7 +23,8 @@ static void work(void **args)
     uint32_t delay_us = *(const uint32_t *)args[4];
     if (*(const int *)args[5] != tide_rank()) atomic_fetch_add(&foreign_runs, 1);
     uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < n; i++) h = (h ^ in[i]) * 1099511628211ull;
+    for (uint64_t i = 0; i < n; i++)
+        h = (h ^ in[i]) * 1099511628211ull;
     *out = h;
     (*counter)++;
     if (delay_us) {
@@ -56,9 +57,11 @@ int main(int argc, char **argv)
             uint64_t r = test_rng(&rng) % 100;
             it->n = r < 10 ? 0 : r < 95 ? test_rng(&rng) % 2048 : test_rng(&rng) % (600 << 10);
             it->in = malloc(it->n + 1);
-            for (uint64_t k = 0; k < it->n; k++) it->in[k] = (unsigned char)test_rng(&rng);
+            for (uint64_t k = 0; k < it->n; k++)
+                it->in[k] = (unsigned char)test_rng(&rng);
             uint64_t h = 1469598103934665603ull;
-            for (uint64_t k = 0; k < it->n; k++) h = (h ^ it->in[k]) * 1099511628211ull;
+            for (uint64_t k = 0; k < it->n; k++)
+                h = (h ^ it->in[k]) * 1099511628211ull;
             it->expect = h;
             uint32_t delay = (uint32_t)(test_rng(&rng) % 4 == 0 ? test_rng(&rng) % 400 : 0);
             tide_arg args[6] = {{it->in, it->n, TIDE_IN},
@@ -93,8 +96,8 @@ int main(int argc, char **argv)
     }
     CHECK_OK(tide_finalize());
     if (rank == 0)
-        printf("stress: %d phases on %d ranks, %ld tasks, %ld offloaded, all exactly once\n", phases,
-               size, total_tasks, total_offloaded);
+        printf("stress: %d phases on %d ranks, %ld tasks, %ld offloaded, all exactly once\n",
+               phases, size, total_tasks, total_offloaded);
     if (getenv("EXPECT_MOVES") && size > 1)
         CHECK(total_offloaded > 0, "%s moved no task", getenv("TIDE_LB"));
     return 0;

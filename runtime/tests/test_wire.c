@@ -30,7 +30,8 @@ static tide_task *make_task(uint64_t seq)
     t->nfeat = 2;
     t->features[0] = 1.5;
     t->features[1] = -2;
-    for (int i = 0; i < 5; i++) t->args[i] = args[i], t->argv[i] = args[i].ptr;
+    for (int i = 0; i < 5; i++)
+        t->args[i] = args[i], t->argv[i] = args[i].ptr;
     return t;
 }
 
@@ -39,8 +40,8 @@ static size_t encode(unsigned char **buf, tide_task **tasks)
 {
     tide_fnid id;
     CHECK_OK(tide_fnid_of(body, &id));
-    size_t len = sizeof(tide_wire_header) + tide_wire_task_size(tasks[0]) +
-                 tide_wire_task_size(tasks[1]);
+    size_t len =
+        sizeof(tide_wire_header) + tide_wire_task_size(tasks[0]) + tide_wire_task_size(tasks[1]);
     *buf = malloc(len);
     size_t off = sizeof(tide_wire_header);
     off += tide_wire_put_task(*buf + off, tasks[0], id);
@@ -69,7 +70,8 @@ static int try_decode(const unsigned char *msg, size_t len, char *err, size_t er
     rc = h.kind == TIDE_MSG_TASKS && h.count <= 64
              ? tide_wire_decode_tasks(b, &h, tasks, err, errlen)
              : TIDE_ERR_INVALID;
-    for (int i = 0; i < 64; i++) tide_task_free(tasks[i]);
+    for (int i = 0; i < 64; i++)
+        tide_task_free(tasks[i]);
     tide_rbuf_release(b);
     return rc;
 }
@@ -77,8 +79,10 @@ static int try_decode(const unsigned char *msg, size_t len, char *err, size_t er
 int main(void)
 {
     CHECK_OK(tide_fnid_init());
-    for (int i = 0; i < NIN; i++) in[i] = (unsigned char)(i * 7);
-    for (int i = 0; i < NINOUT; i++) inout[i] = (unsigned char)(100 + i);
+    for (int i = 0; i < NIN; i++)
+        in[i] = (unsigned char)(i * 7);
+    for (int i = 0; i < NINOUT; i++)
+        inout[i] = (unsigned char)(100 + i);
     tide_task *orig[2] = {make_task(10), make_task(11)};
     unsigned char *msg;
     size_t len = encode(&msg, orig);
@@ -109,7 +113,8 @@ int main(void)
     tide_wire_finish_result(got[0], 0, 1);
     tide_wire_header rh;
     CHECK(tide_wire_check_header(got[0]->result, got[0]->result_len, &rh, err, sizeof err) ==
-              TIDE_OK, "%s", err);
+              TIDE_OK,
+          "%s", err);
     int origin;
     uint64_t seq;
     CHECK_OK(tide_wire_result_id(got[0]->result, &rh, &origin, &seq, err, sizeof err));
@@ -150,11 +155,11 @@ int main(void)
         {6, 77, 2, "unknown message kind"},
         {8, 1000000, 4, "record count"},
         {16, 5, 8, "announces"},
-        {32 + 12, 999, 4, "arguments"},                 /* nargs of the first task */
-        {32 + 40, 17, 4, "unknown mode"},               /* mode of argument 0 */
-        {32 + 40 + 8, 1ull << 50, 8, "claims"},         /* size of argument 0 */
-        {32 + 40 + 8, NIN + 4000, 8, "claims"},         /* size past the message */
-        {32 + 24, 0x1234567, 8, "not loaded here"},     /* function identity */
+        {32 + 12, 999, 4, "arguments"},             /* nargs of the first task */
+        {32 + 40, 17, 4, "unknown mode"},           /* mode of argument 0 */
+        {32 + 40 + 8, 1ull << 50, 8, "claims"},     /* size of argument 0 */
+        {32 + 40 + 8, NIN + 4000, 8, "claims"},     /* size past the message */
+        {32 + 24, 0x1234567, 8, "not loaded here"}, /* function identity */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         unsigned char *c = malloc(len);
@@ -174,7 +179,8 @@ int main(void)
         unsigned char *c = malloc(len);
         memcpy(c, msg, len);
         int flips = 1 + (int)(test_rng(&rng) % 4);
-        for (int f = 0; f < flips; f++) c[test_rng(&rng) % len] ^= (unsigned char)(1 + test_rng(&rng) % 255);
+        for (int f = 0; f < flips; f++)
+            c[test_rng(&rng) % len] ^= (unsigned char)(1 + test_rng(&rng) % 255);
         try_decode(c, len, err, sizeof err);
         free(c);
     }

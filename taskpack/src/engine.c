@@ -34,9 +34,8 @@ void tp_before_init(void)
 {
     if (tp.configured) return;
     tp.configured = 1;
-    tp.config_bad =
-        tp_config_check_names(environ, tp.config_err, sizeof tp.config_err) != 0 ||
-        tp_config_parse(&tp.cfg, env_get, tp.config_err, sizeof tp.config_err) != 0;
+    tp.config_bad = tp_config_check_names(environ, tp.config_err, sizeof tp.config_err) != 0 ||
+                    tp_config_parse(&tp.cfg, env_get, tp.config_err, sizeof tp.config_err) != 0;
     /* Ranks packed onto one CPU wait for each other in MPI; Open MPI must yield there instead of
      * spinning. A value the user set wins. */
     setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);

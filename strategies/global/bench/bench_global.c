@@ -92,13 +92,13 @@ int main(int argc, char **argv)
             }
             off[n] = n * EDGES;
             tide_global_input in = {.np = np,
-                                .nobj = n,
-                                .load = load,
-                                .owner = owner,
-                                .bytes = bytes,
-                                .comm_off = off,
-                                .comm_adj = adj,
-                                .comm_vol = vol};
+                                    .nobj = n,
+                                    .load = load,
+                                    .owner = owner,
+                                    .bytes = bytes,
+                                    .comm_off = off,
+                                    .comm_adj = adj,
+                                    .comm_vol = vol};
             tide_global_params p;
             tide_global_params_default(&p);
             double ratio[16];

@@ -70,25 +70,32 @@ void tide_global_params_default(tide_global_params *params);
 /* Every strategy has this signature: new_owner receives nobj ranks. params may be NULL
  * (defaults). Inputs are validated first (TIDE_PLAN_EINVAL). */
 typedef int (*tide_global_fn)(const tide_global_input *in, const tide_global_params *params,
-                          int32_t *new_owner);
+                              int32_t *new_owner);
 
-int tide_global_none(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
+int tide_global_none(const tide_global_input *in, const tide_global_params *params,
+                     int32_t *new_owner);
 /* GreedyLB: heaviest object first to the rank with the least time so far (binary heap),
  * ignoring the current mapping. O(n log n + n log np). */
-int tide_global_greedy(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
+int tide_global_greedy(const tide_global_input *in, const tide_global_params *params,
+                       int32_t *new_owner);
 /* RefineLB: the most loaded rank above refine_threshold x average gives its heaviest object
  * that keeps the least loaded rank within the threshold, until no rank is overloaded or no
  * such move exists. Never increases the maximum time. */
-int tide_global_refine(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
+int tide_global_refine(const tide_global_input *in, const tide_global_params *params,
+                       int32_t *new_owner);
 /* RandCentLB: every object to a uniformly random rank (a control). */
-int tide_global_random(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
+int tide_global_random(const tide_global_input *in, const tide_global_params *params,
+                       int32_t *new_owner);
 /* Greedy / Refine with cost(rank) = time + comm_alpha x (volume crossing the rank boundary). */
-int tide_global_greedy_comm(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
-int tide_global_refine_comm(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
+int tide_global_greedy_comm(const tide_global_input *in, const tide_global_params *params,
+                            int32_t *new_owner);
+int tide_global_refine_comm(const tide_global_input *in, const tide_global_params *params,
+                            int32_t *new_owner);
 /* SmartLB: if (max - min) / max > smart_threshold, walk the objects of ranks at or above the
  * average (heaviest rank and heaviest object first) and move an object to the currently least
  * loaded rank when that keeps the receiver at or below the average. Never increases the max. */
-int tide_global_smartlb(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
+int tide_global_smartlb(const tide_global_input *in, const tide_global_params *params,
+                        int32_t *new_owner);
 
 /* Reports of the simulated distributed rounds (all counters over the whole simulated job). */
 typedef struct tide_global_dist_report {
@@ -105,12 +112,14 @@ typedef struct tide_global_dist_report {
 } tide_global_dist_report;
 
 /* Whole PackDrop / DistributedLB round simulated over all ranks (report may be NULL). */
-int tide_global_packdrop_sim(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner,
-                         tide_global_dist_report *report);
+int tide_global_packdrop_sim(const tide_global_input *in, const tide_global_params *params,
+                             int32_t *new_owner, tide_global_dist_report *report);
 int tide_global_distributed_sim(const tide_global_input *in, const tide_global_params *params,
-                            int32_t *new_owner, tide_global_dist_report *report);
-int tide_global_packdrop(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
-int tide_global_distributed(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner);
+                                int32_t *new_owner, tide_global_dist_report *report);
+int tide_global_packdrop(const tide_global_input *in, const tide_global_params *params,
+                         int32_t *new_owner);
+int tide_global_distributed(const tide_global_input *in, const tide_global_params *params,
+                            int32_t *new_owner);
 
 /* ---------------------------------------------------------------------------------------------
  * Registry: the strategies above by name ("none", "greedy", "refine", "random", "greedy_comm",
@@ -127,7 +136,8 @@ typedef enum tide_global_protocol {
 
 typedef struct tide_global_strategy {
     const char *name;
-    tide_global_fn plan; /* the whole mapping from every object's load (a simulation when distributed) */
+    tide_global_fn
+        plan; /* the whole mapping from every object's load (a simulation when distributed) */
     tide_global_protocol protocol;
 } tide_global_strategy;
 
@@ -145,13 +155,14 @@ typedef struct tide_global_summary {
     double comm_before, comm_after; /* volume between objects on different ranks (0 if no graph) */
 } tide_global_summary;
 
-int tide_global_summarize(const tide_global_input *in, const int32_t *new_owner, tide_global_summary *out);
+int tide_global_summarize(const tide_global_input *in, const int32_t *new_owner,
+                          tide_global_summary *out);
 
 /* Plan with named units: one move per (from, to) pair with the moved object indices, ascending,
  * in plan->ids (room for nobj ids); plan->moves needs room for every (from, to) pair that occurs
  * (nobj always suffices). plan->np must equal np. EINVAL when a capacity is too small. */
 int tide_global_plan_from_mapping(int32_t np, int64_t nobj, const int32_t *owner,
-                              const int32_t *new_owner, tide_move_plan *plan);
+                                  const int32_t *new_owner, tide_move_plan *plan);
 
 /* ---------------------------------------------------------------------------------------------
  * PackDrop, what one rank computes (Freitas, Pilla et al., "PackDrop: A Batch Task Migration

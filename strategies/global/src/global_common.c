@@ -108,7 +108,8 @@ static double max_of(int32_t n, const double *v)
     return m;
 }
 
-int tide_global_summarize(const tide_global_input *in, const int32_t *new_owner, tide_global_summary *out)
+int tide_global_summarize(const tide_global_input *in, const int32_t *new_owner,
+                          tide_global_summary *out)
 {
     tide_global_params p;
     if (lb_check(in, NULL, &p) != TIDE_PLAN_OK || out == NULL ||
@@ -135,7 +136,8 @@ int tide_global_summarize(const tide_global_input *in, const int32_t *new_owner,
     return TIDE_PLAN_OK;
 }
 
-int tide_global_none(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_none(const tide_global_input *in, const tide_global_params *params,
+                     int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);

@@ -9,7 +9,8 @@
 
 #include <stdlib.h>
 
-int tide_global_greedy(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_greedy(const tide_global_input *in, const tide_global_params *params,
+                       int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);

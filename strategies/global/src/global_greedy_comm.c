@@ -24,7 +24,8 @@ static int32_t cheapest_untouched(lb_heap *h, const lb_nbvol *s)
     return r;
 }
 
-int tide_global_greedy_comm(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_greedy_comm(const tide_global_input *in, const tide_global_params *params,
+                            int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);

@@ -169,7 +169,8 @@ out:
 /* BatchSend in rounds: every pending batch is proposed to its next target; the targets answer
  * the proposals of a round in a random order (message arrival), accepting while they stay within
  * ub(avg); a refused batch tries its sender's next known target in the following round. */
-static int send_all(sim *S, const tide_packdrop_globals *g, uint64_t seed, tide_global_dist_report *rep)
+static int send_all(sim *S, const tide_packdrop_globals *g, uint64_t seed,
+                    tide_global_dist_report *rep)
 {
     int32_t np = S->np;
     size_t words = tide_gossip_words(np);
@@ -244,8 +245,8 @@ out:
     return rc;
 }
 
-int tide_global_packdrop_sim(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner,
-                         tide_global_dist_report *report)
+int tide_global_packdrop_sim(const tide_global_input *in, const tide_global_params *params,
+                             int32_t *new_owner, tide_global_dist_report *report)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);
@@ -311,7 +312,8 @@ out:
     return rc;
 }
 
-int tide_global_packdrop(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_packdrop(const tide_global_input *in, const tide_global_params *params,
+                         int32_t *new_owner)
 {
     return tide_global_packdrop_sim(in, params, new_owner, NULL);
 }

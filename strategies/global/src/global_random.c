@@ -4,7 +4,8 @@
  */
 #include "global_internal.h"
 
-int tide_global_random(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_random(const tide_global_input *in, const tide_global_params *params,
+                       int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tide_global_refine(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_refine(const tide_global_input *in, const tide_global_params *params,
+                       int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);

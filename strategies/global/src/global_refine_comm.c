@@ -36,7 +36,8 @@ static void consider(comm_move *best, int64_t o, int32_t b, double new_d, double
     *best = (comm_move){o, b, worst, new_d, new_b};
 }
 
-int tide_global_refine_comm(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_refine_comm(const tide_global_input *in, const tide_global_params *params,
+                            int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);

@@ -33,7 +33,7 @@ const tide_global_strategy *tide_global_find(const char *name)
 }
 
 int tide_global_plan_from_mapping(int32_t np, int64_t nobj, const int32_t *owner,
-                              const int32_t *new_owner, tide_move_plan *plan)
+                                  const int32_t *new_owner, tide_move_plan *plan)
 {
     if (np < 1 || nobj < 0 || plan == NULL || plan->np != np) return TIDE_PLAN_EINVAL;
     if (nobj > 0 && (owner == NULL || new_owner == NULL)) return TIDE_PLAN_EINVAL;

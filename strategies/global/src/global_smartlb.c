@@ -28,7 +28,8 @@ static int heaviest_first(const void *pa, const void *pb)
     return (a->r > b->r) - (a->r < b->r);
 }
 
-int tide_global_smartlb(const tide_global_input *in, const tide_global_params *params, int32_t *new_owner)
+int tide_global_smartlb(const tide_global_input *in, const tide_global_params *params,
+                        int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);

@@ -56,14 +56,14 @@ static inline void fixture_random(fixture *f, uint64_t *rng, int32_t np, int64_t
         f->off[n] = e;
     }
     f->in = (tide_global_input){.np = np,
-                            .nobj = n,
-                            .load = f->load,
-                            .owner = f->owner,
-                            .bytes = f->bytes,
-                            .speed = f->speed,
-                            .comm_off = f->off,
-                            .comm_adj = f->adj,
-                            .comm_vol = f->vol};
+                                .nobj = n,
+                                .load = f->load,
+                                .owner = f->owner,
+                                .bytes = f->bytes,
+                                .speed = f->speed,
+                                .comm_off = f->off,
+                                .comm_adj = f->adj,
+                                .comm_vol = f->vol};
 }
 
 static inline void fixture_free(fixture *f)

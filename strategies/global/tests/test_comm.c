@@ -14,12 +14,12 @@ static void greedy_comm_keeps_pairs(void)
     int64_t adj[] = {1, 3};
     double vol[] = {2, 2};
     tide_global_input in = {.np = 2,
-                        .nobj = 4,
-                        .load = load,
-                        .owner = owner,
-                        .comm_off = off,
-                        .comm_adj = adj,
-                        .comm_vol = vol};
+                            .nobj = 4,
+                            .load = load,
+                            .owner = owner,
+                            .comm_off = off,
+                            .comm_adj = adj,
+                            .comm_vol = vol};
     tide_global_params p;
     tide_global_params_default(&p);
     p.comm_alpha = 1.0;
@@ -53,12 +53,12 @@ static void refine_comm_moves_loners(void)
     int64_t adj[] = {1};
     double vol[] = {2};
     tide_global_input in = {.np = 2,
-                        .nobj = 5,
-                        .load = load,
-                        .owner = owner,
-                        .comm_off = off,
-                        .comm_adj = adj,
-                        .comm_vol = vol};
+                            .nobj = 5,
+                            .load = load,
+                            .owner = owner,
+                            .comm_off = off,
+                            .comm_adj = adj,
+                            .comm_vol = vol};
     tide_global_params p;
     tide_global_params_default(&p);
     p.comm_alpha = 1.0;
@@ -81,12 +81,12 @@ static void comm_graph_validation(void)
     int64_t adj[] = {2}; /* out of range */
     double vol[] = {1};
     tide_global_input in = {.np = 2,
-                        .nobj = 2,
-                        .load = load,
-                        .owner = owner,
-                        .comm_off = off,
-                        .comm_adj = adj,
-                        .comm_vol = vol};
+                            .nobj = 2,
+                            .load = load,
+                            .owner = owner,
+                            .comm_off = off,
+                            .comm_adj = adj,
+                            .comm_vol = vol};
     int32_t out[2];
     CHECK_EQ_I64(tide_global_greedy_comm(&in, NULL, out), TIDE_PLAN_EINVAL);
     adj[0] = 1;

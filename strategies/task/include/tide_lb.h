@@ -60,9 +60,9 @@ enum { TIDE_LB_OP_ENGINE = 1000 };
 typedef struct tide_lb_knob {
     const char *name; /* "TIDE_WS_THRESHOLD" */
     double def, min, max;
-    bool integer;              /* only whole numbers */
+    bool integer;               /* only whole numbers */
     const char *const *choices; /* NULL, or the names of values 0, 1, ... (NULL-terminated) */
-    const char *help;          /* one line for docs/config.md */
+    const char *help;           /* one line for docs/config.md */
 } tide_lb_knob;
 
 /* What a strategy sees of its rank, made afresh for each callback. */

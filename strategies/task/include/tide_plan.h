@@ -128,8 +128,8 @@ int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *tas
                               tide_move_plan *plan);
 /* With per-rank margins, as tide_plan_proact_margin: margin == NULL gives the plan above. */
 int tide_plan_proact_weighted_margin(int32_t np, const double *load, const double *margin,
-                                     const int64_t *task_off, const double *task_w,
-                                     void *scratch, int32_t *dest, tide_move_plan *plan);
+                                     const int64_t *task_off, const double *task_w, void *scratch,
+                                     int32_t *dest, tide_move_plan *plan);
 
 /* ---------------------------------------------------------------------------------------------
  * Reactive pairing (Chameleon's react_mig decision), evaluated by every rank at each exchange.

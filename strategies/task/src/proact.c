@@ -14,7 +14,10 @@
 enum { K_THRESHOLD, K_MAX_TASKS, K_MARGIN };
 
 static const tide_lb_knob proact_margin = {
-    .name = "TIDE_PROACT_MARGIN", .def = 1, .min = 0, .max = 100,
+    .name = "TIDE_PROACT_MARGIN",
+    .def = 1,
+    .min = 0,
+    .max = 100,
     .help = "`proact`, `proact_react`: each rank's planner margin is this times its prediction "
             "uncertainty; a surplus within it moves nothing (0: plan on the predictions alone)"};
 
@@ -40,9 +43,12 @@ static void report(const tide_lb_view *v, const tide_lb_actions *a, const double
         avg += v->all[i].L_pred / v->size;
     double residual = after[v->rank] - avg;
     int limit = TIDE_LB_LIMIT_NONE;
-    if (residual > 0 && residual <= margin[v->rank]) limit = TIDE_LB_LIMIT_UNCERTAINTY;
-    else if (residual > 0 && residual < lightest) limit = TIDE_LB_LIMIT_GRANULARITY;
-    else if (residual > 0) limit = TIDE_LB_LIMIT_CAPACITY;
+    if (residual > 0 && residual <= margin[v->rank])
+        limit = TIDE_LB_LIMIT_UNCERTAINTY;
+    else if (residual > 0 && residual < lightest)
+        limit = TIDE_LB_LIMIT_GRANULARITY;
+    else if (residual > 0)
+        limit = TIDE_LB_LIMIT_CAPACITY;
     a->report_plan(a->ctx, residual, limit);
 }
 

@@ -3,7 +3,10 @@
 #include "tide_lb.h"
 
 static const tide_lb_knob random_fraction = {
-    .name = "TIDE_RANDOM_FRACTION", .def = 0.5, .min = 0, .max = 1,
+    .name = "TIDE_RANDOM_FRACTION",
+    .def = 0.5,
+    .min = 0,
+    .max = 1,
     .help = "`random` mode: fraction of each rank's tasks sent away at phase start"};
 
 static void random_phase_begin(const tide_lb_view *v, const tide_lb_actions *a)

@@ -9,10 +9,17 @@
 #include <stdlib.h>
 
 const tide_lb_knob tide_lb_knob_react_threshold = {
-    .name = "TIDE_REACT_THRESHOLD", .def = 0.05, .min = 0, .max = 1,
+    .name = "TIDE_REACT_THRESHOLD",
+    .def = 0.05,
+    .min = 0,
+    .max = 1,
     .help = "relative imbalance (max-min)/max of queued tasks that triggers reactive moves"};
 const tide_lb_knob tide_lb_knob_react_max_tasks = {
-    .name = "TIDE_REACT_MAX_TASKS", .def = 4, .min = 1, .max = 1000000, .integer = true,
+    .name = "TIDE_REACT_MAX_TASKS",
+    .def = 4,
+    .min = 1,
+    .max = 1000000,
+    .integer = true,
     .help = "tasks one reactive decision may move (or replicate)"};
 
 /* The minimum gap between a pair, in queued tasks: moving one task across a gap of one would
@@ -29,8 +36,8 @@ tide_lb_pair tide_lb_react_pair(const tide_lb_view *v, double threshold, double 
         load[i] = v->all[i].queued + v->all[i].queued_in;
     tide_react_params p = {threshold, REACT_MIN_GAP, (int64_t)max_tasks};
     tide_react_decision d;
-    if (tide_plan_react(v->size, load, NULL, &p, v->rank, NULL, &d) == TIDE_PLAN_OK &&
-        d.send > 0 && d.partner >= 0)
+    if (tide_plan_react(v->size, load, NULL, &p, v->rank, NULL, &d) == TIDE_PLAN_OK && d.send > 0 &&
+        d.partner >= 0)
         out = (tide_lb_pair){d.partner, (int)d.send};
     free(load);
     return out;

@@ -15,14 +15,27 @@ enum { K_THRESHOLD, K_AMOUNT, K_BACKOFF_MAX_US };
 
 static const char *const amount_names[] = {"one", "half", NULL};
 
-static const tide_lb_knob ws_threshold = {
-    .name = "TIDE_WS_THRESHOLD", .def = 1, .min = 0, .max = 1000000, .integer = true,
-    .help = "`ws`: not-started tasks a victim keeps for itself"};
+static const tide_lb_knob ws_threshold = {.name = "TIDE_WS_THRESHOLD",
+                                          .def = 1,
+                                          .min = 0,
+                                          .max = 1000000,
+                                          .integer = true,
+                                          .help =
+                                              "`ws`: not-started tasks a victim keeps for itself"};
 static const tide_lb_knob ws_amount = {
-    .name = "TIDE_WS_AMOUNT", .def = 1, .min = 0, .max = 1, .integer = true,
-    .choices = amount_names, .help = "`ws`: a granted request takes one task or half the surplus"};
+    .name = "TIDE_WS_AMOUNT",
+    .def = 1,
+    .min = 0,
+    .max = 1,
+    .integer = true,
+    .choices = amount_names,
+    .help = "`ws`: a granted request takes one task or half the surplus"};
 static const tide_lb_knob ws_backoff = {
-    .name = "TIDE_WS_BACKOFF_MAX_US", .def = 2000, .min = 50, .max = 10000000, .integer = true,
+    .name = "TIDE_WS_BACKOFF_MAX_US",
+    .def = 2000,
+    .min = 50,
+    .max = 10000000,
+    .integer = true,
     .help = "`ws`: longest wait of a refused thief before it asks again"};
 
 /* This rank's thief. */
@@ -84,7 +97,8 @@ static void ws_control(const tide_lb_view *v, const tide_lb_actions *a, int src,
     if (msg->op == WS_REQUEST) {
         if (v->stopping) return; /* nobody waits for answers any more */
         int granted = 0;
-        if (v->running && (int)msg->phase == v->phase) granted = a->offload(a->ctx, src, grant_for(v));
+        if (v->running && (int)msg->phase == v->phase)
+            granted = a->offload(a->ctx, src, grant_for(v));
         tide_control ans = {WS_ANSWER, msg->phase, granted, 0};
         a->send_control(a->ctx, src, &ans);
         return;

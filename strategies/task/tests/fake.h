@@ -14,7 +14,7 @@
 #define FAKE_MAX 64
 
 typedef struct fake {
-    int offloads, offloaded[FAKE_MAX];   /* per destination: tasks taken */
+    int offloads, offloaded[FAKE_MAX]; /* per destination: tasks taken */
     int replicas, replicated[FAKE_MAX];
     int controls, control_dest[FAKE_MAX];
     tide_control control[FAKE_MAX];

@@ -16,8 +16,14 @@ static void plan(double *load, double *unc, double *ntasks, int np, int me, fake
     default_knobs(proact, knob);
     uint64_t rng = 1;
     char state[64] = {0};
-    tide_lb_view v = {.rank = me, .size = np, .running = true, .queued = (long)ntasks[me],
-                      .phase_tasks = (long)ntasks[me], .all = all, .knob = knob, .state = state,
+    tide_lb_view v = {.rank = me,
+                      .size = np,
+                      .running = true,
+                      .queued = (long)ntasks[me],
+                      .phase_tasks = (long)ntasks[me],
+                      .all = all,
+                      .knob = knob,
+                      .state = state,
                       .rng = &rng};
     tide_lb_actions a = fake_actions(f);
     f->available = (long)ntasks[me];

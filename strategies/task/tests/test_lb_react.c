@@ -13,8 +13,13 @@ static int sent_by(const tide_lb_ops *ops, int me, const double *queued, int np,
     default_knobs(ops, knob);
     knob[0] = threshold;
     uint64_t rng = 1;
-    tide_lb_view v = {.rank = me, .size = np, .running = true, .queued = (long)queued[me],
-                      .all = all, .knob = knob, .rng = &rng};
+    tide_lb_view v = {.rank = me,
+                      .size = np,
+                      .running = true,
+                      .queued = (long)queued[me],
+                      .all = all,
+                      .knob = knob,
+                      .rng = &rng};
     tide_lb_actions a = fake_actions(f);
     f->available = (long)queued[me];
     ops->round(&v, &a);

@@ -13,8 +13,15 @@ typedef struct rank {
 
 static tide_lb_view view(const tide_lb_ops *ws, rank *r, int me, long queued, double now)
 {
-    return (tide_lb_view){.rank = me, .size = 4, .phase = 7, .running = true, .now = now,
-                          .queued = queued, .knob = r->knob, .state = r->state, .rng = &r->rng};
+    return (tide_lb_view){.rank = me,
+                          .size = 4,
+                          .phase = 7,
+                          .running = true,
+                          .now = now,
+                          .queued = queued,
+                          .knob = r->knob,
+                          .state = r->state,
+                          .rng = &r->rng};
     (void)ws;
 }
 

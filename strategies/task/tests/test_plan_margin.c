@@ -70,9 +70,9 @@ static void zero_margins_change_nothing(const input *in)
     a.nmoves = b.nmoves = 0;
     CHECK_EQ_I64(tide_plan_proact_weighted(in->np, in->load, in->off, in->w, NULL, d1, &a),
                  TIDE_PLAN_OK);
-    CHECK_EQ_I64(tide_plan_proact_weighted_margin(in->np, in->load, zeros, in->off, in->w, NULL,
-                                                  d2, &b),
-                 TIDE_PLAN_OK);
+    CHECK_EQ_I64(
+        tide_plan_proact_weighted_margin(in->np, in->load, zeros, in->off, in->w, NULL, d2, &b),
+        TIDE_PLAN_OK);
     CHECK(same_moves(&a, &b));
     CHECK(memcmp(d1, d2, sizeof(int32_t) * (size_t)in->off[in->np]) == 0);
 }
