@@ -76,4 +76,16 @@ if [ "$rc" -ne 0 ] || ! cmp -s "$dir/plain.out" "$dir/bom.out"; then
 else
     echo "ok bom: same report as without the mark"
 fi
+# Finite loads near 1e300 overflow the squared error: --json must still be JSON (null, not inf).
+awk 'BEGIN { print "phase,rank,load"; for (p = 0; p < 30; p++) printf "%d,0,%s\n", p, (p % 3 ? "1e300" : "1e-300") }' \
+    >"$dir/huge.csv"
+"$exe" --json --train 10 --window 2 "$dir/huge.csv" >"$dir/huge.out" 2>"$dir/err"
+rc=$?
+if [ "$rc" -ne 0 ] || grep -q 'inf\|nan' "$dir/huge.out" ||
+    ! python3 -c 'import json, sys; json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)' "$dir/huge.out" 2>/dev/null; then
+    echo "FAIL huge: exit $rc, the --json output is not strict JSON: $(head -c 200 "$dir/huge.out")"
+    fails=$((fails + 1))
+else
+    echo "ok huge: --json stays strict JSON when an error overflows"
+fi
 exit $fails
