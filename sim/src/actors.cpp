@@ -40,7 +40,14 @@ void sim_receiver_actor(sim_rank *R)
     sg::Actor::self()->daemonize();
     for (;;) {
         sim_msg *m = R->mbox->get<sim_msg>();
+        double arrived = now(), turn;
+        R->rx_waiting = true;
+        std::unique_lock<sg::Mutex> lk(*R->mu);
+        while (now() < (turn = sim_next_poll(R, arrived))) R->poll_cv->wait_until(lk, turn);
+        lk.unlock();
+        R->rx_waiting = false;
         sim_receive(R, m);
+        sim_mark_active(R);
         delete m;
     }
 }
@@ -93,6 +100,7 @@ static void phase_open(sim_rank *R, int p)
     R->n_offloaded = R->n_received = R->n_cancelled = 0;
     R->last_done = 0;
     R->phase_start = now();
+    sim_mark_active(R); /* tide_taskwait wakes the comm thread */
     sim_rank_submit(R);
     sim_predict_phase(R);
     R->running = true;
@@ -118,16 +126,19 @@ static void idle(sim_rank *R, double deadline, double *backoff)
     if (R->S->ops->progress && R->running) sim_lb_progress(R);
 }
 
+/* Rounds every TIDE_ROUND_US, seen at the comm thread's turns; a rank whose own tasks are done
+ * (its workers wake the comm thread) joins the next round at once. */
 static void run_rounds(sim_rank *R)
 {
     double round = 1e-6 * R->S->cfg->round_us, next = now() + round, backoff = 1e-6;
     bool posted = false;
     for (;;) {
-        if (!posted && (sim_own_open(R) == 0 || now() >= next)) {
+        if (!posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, next))) {
             post_status(R);
-            posted = true;
+            posted = R->coll_waiting = true;
         }
         if (posted && sim_coll_done(R)) {
+            R->coll_waiting = false;
             const tide_rank_status *all = (const tide_rank_status *)sim_coll_take(R);
             posted = false;
             if (all_done(R, all)) return;
@@ -135,7 +146,7 @@ static void run_rounds(sim_rank *R)
             next = now() + round;
             continue;
         }
-        idle(R, posted ? sim_coll_deadline(R) : next, &backoff);
+        idle(R, posted ? sim_coll_deadline(R) : sim_next_poll(R, next), &backoff);
     }
 }
 
@@ -144,7 +155,9 @@ static void run_to_end(sim_rank *R)
     double backoff = 1e-6;
     while (sim_own_open(R) > 0) idle(R, INFINITY, &backoff);
     post_status(R);
+    R->coll_waiting = true;
     while (!sim_coll_done(R)) idle(R, sim_coll_deadline(R), &backoff);
+    R->coll_waiting = false;
     sim_coll_take(R);
 }
 

@@ -48,7 +48,7 @@ static double coll_cost(const sim *S, double bytes)
     if (S->P < 2) return 0;
     int steps = 0;
     while ((1L << steps) < S->P) steps++;
-    return steps * S->coll_lat + bytes * (S->P - 1) / S->P / S->coll_bw;
+    return S->coll_overhead + steps * S->coll_lat + bytes * (S->P - 1) / S->P / S->coll_bw;
 }
 
 void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)
@@ -76,28 +76,31 @@ static coll_op *current(const sim_rank *R)
     return op->seq == R->coll_seq ? op : nullptr;
 }
 
-bool sim_coll_done(const sim_rank *R)
-{
-    const coll_op *op = current(R);
-    return op && op->arrived == R->S->P && sg::Engine::get_clock() >= op->done_at;
-}
-
+/* A rank sees the collective complete at its comm thread's first turn after it did. */
 double sim_coll_deadline(const sim_rank *R)
 {
     const coll_op *op = current(R);
-    return op && op->arrived == R->S->P ? op->done_at : INFINITY;
+    return op && op->arrived == R->S->P ? sim_next_poll(R, op->done_at) : INFINITY;
+}
+
+bool sim_coll_done(const sim_rank *R)
+{
+    return sg::Engine::get_clock() >= sim_coll_deadline(R);
 }
 
 const double *sim_coll_take(sim_rank *R)
 {
     const coll_op *op = current(R);
     R->coll_seq++;
+    sim_mark_active(R);
     return op->data.data();
 }
 
 const double *sim_coll_wait(sim_rank *R)
 {
+    R->coll_waiting = true;
     while (!sim_coll_done(R)) sim_wait_event(R, sim_coll_deadline(R));
+    R->coll_waiting = false;
     return sim_coll_take(R);
 }
 

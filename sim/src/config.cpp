@@ -152,7 +152,7 @@ static const knob_row knobs[] = {
     {"TIDE_SEED", K_INT, AT(seed), 0, 2147483647.0, nullptr},
     {"TIDE_STATS", K_TEXT, AT(stats), 0, 0, nullptr},
     {"TIDE_QUIET", K_INT, AT(quiet), 0, 1, nullptr},
-    {"TIDE_POLL_SPIN", K_IGNORED, 0, 0, 0, nullptr},
+    {"TIDE_POLL_SPIN", K_INT, AT(poll_spin), 0, 100000000, nullptr},
     {"TIDE_COMM_CPU", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_VERBOSE", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_CHECK_EXE", K_IGNORED, 0, 0, 0, nullptr},
@@ -242,6 +242,7 @@ static void defaults(sim_config *c)
     c->pack_max = 1ull << 20;
     c->round_us = 500;
     c->poll_sleep_max_us = 250;
+    c->poll_spin = 200;
     c->seed = 1;
     size_t n;
     const tide_lb_knob *const *all = tide_lb_all_knobs(&n);

@@ -154,7 +154,10 @@ static void apply_own(sim_rank *R, sim_task *t)
     t->applied++;
     R->L += t->exec_time;
     if (t->exec_time > R->task_max) R->task_max = t->exec_time;
-    if (--R->outstanding == 0) sim_wake_comm(R);
+    if (--R->outstanding == 0) {
+        sim_mark_active(R);
+        sim_wake_comm(R);
+    }
 }
 
 void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end)
@@ -177,6 +180,7 @@ void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end)
     m->copy = copy;
     m->took = took; /* the measured time travels with the result */
     R->results.push_back(m);
+    sim_mark_active(R); /* the worker wakes the comm thread to send the result */
     sim_wake_sender(R);
 }
 

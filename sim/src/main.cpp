@@ -55,6 +55,7 @@ static int rank_init(sim *S, sim_rank *R, int id, sg::Host *host, char *err, siz
     R->work_cv = sg::ConditionVariable::create();
     R->comm_cv = sg::ConditionVariable::create();
     R->send_cv = sg::ConditionVariable::create();
+    R->poll_cv = sg::ConditionVariable::create();
     R->head = R->tail = -1;
     sim_lb_init(R);
     return sim_predict_init(R, err, len);
@@ -139,6 +140,7 @@ static int run(sim *S, std::vector<char *> *sgargs, char *err, size_t len)
     e.load_platform(cfg.platform);
     if (place_ranks(S, &e, err, len)) return 2;
     sim_coll_init(S);
+    sim_poll_init(S, S->ranks[0].host);
     start_actors(S);
     e.run();
     sim_coll_free();

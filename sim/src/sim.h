@@ -55,7 +55,7 @@ typedef struct sim_config {
     char replay[1024];
     /* Tide's knobs (the same names and ranges as libtide's, docs/config.md) */
     char lb[32];
-    int offload, round_us, poll_sleep_max_us, pred_mode;
+    int offload, round_us, poll_spin, poll_sleep_max_us, pred_mode;
     uint64_t max_inflight, pack_max, seed;
     double lb_knob[SIM_LB_KNOBS_MAX]; /* in tide_lb_all_knobs() order */
     tide_model_params pred;
@@ -147,6 +147,10 @@ typedef struct sim_rank {
     long outstanding, replica_open;
     bool comm_event; /* something the comm actor waits for happened */
     long coll_seq;   /* collectives this rank posted */
+    /* the comm thread's polling: its last productive turn, and who waits for its next one */
+    double active_at;
+    bool rx_waiting, coll_waiting;
+    sg::ConditionVariablePtr poll_cv;
     /* the send loop */
     std::map<int, std::deque<int>> outgoing;
     long noutgoing;
@@ -190,6 +194,8 @@ typedef struct sim {
     std::vector<std::vector<sim_record>> log; /* [phase][rank] */
     std::vector<std::map<std::pair<int, int>, long>> moves; /* [phase]: --moves only */
     double coll_lat, coll_bw;     /* the collective model's parameters (coll.cpp) */
+    double coll_overhead;         /* seconds every collective costs beyond its messages */
+    double poll_turn, poll_spin, poll_cap; /* the comm thread's polling (poll.cpp) */
     int ranks_per_host;
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
      * less than an execution and gives the same times (otherwise executions share cores). */
@@ -231,6 +237,14 @@ void sim_sender_actor(sim_rank *R);
 void sim_comm_actor(sim_rank *R);
 /* The comm actor waits for an event (sim_wake_comm) or the deadline; true on an event. */
 bool sim_wait_event(sim_rank *R, double deadline);
+
+/* ---- the comm thread's polling (poll.cpp) --------------------------------------------------- */
+
+void sim_poll_init(sim *S, const sg::Host *h);
+/* The first turn of R's comm thread at or after time t. */
+double sim_next_poll(const sim_rank *R, double t);
+/* A productive turn now: the back-off starts again. */
+void sim_mark_active(sim_rank *R);
 
 /* ---- the strategy host (lbhost.cpp) ------------------------------------------------------- */
 

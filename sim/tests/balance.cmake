@@ -1,6 +1,7 @@
-# cmake -DSIM=tide-sim -DLB=react [-DPRED=exact] -DDIR=dir -P balance.cmake
-# A balancing strategy lowers R_imb on Imb.3 (16 ranks): to at most half of `none`'s. Fails
+# cmake -DSIM=tide-sim -DLB=react -DPERCENT=50 [-DPRED=exact] -DDIR=dir -P balance.cmake
+# A balancing strategy lowers R_imb on Imb.3 (16 ranks) to below PERCENT % of `none`'s. Fails
 # when the strategy does nothing.
+include(${CMAKE_CURRENT_LIST_DIR}/micro.cmake)
 if(NOT DEFINED PRED)
   set(PRED model)
 endif()
@@ -15,10 +16,13 @@ foreach(lb none ${LB})
   string(JSON r_${lb} GET "${doc}" summary R_imb)
 endforeach()
 message("R_imb: none ${r_none}, ${LB} ${r_${LB}}")
-# Imb.3 leaves none at about 3 (R_imb of the task counts); a strategy must reach half of that.
-if(r_none LESS 2.5)
+# Imb.3 leaves none at about 3 (the R_imb of the task counts).
+to_micro(none_u ${r_none})
+to_micro(lb_u ${r_${LB}})
+if(none_u LESS 2500000)
   message(FATAL_ERROR "none has R_imb ${r_none}: the workload is not Imb.3")
 endif()
-if(NOT r_${LB} LESS 1.25)
-  message(FATAL_ERROR "${LB} leaves R_imb at ${r_${LB}}, not below 1.25 (none: ${r_none})")
+math(EXPR bound "${none_u} * ${PERCENT} / 100")
+if(NOT lb_u LESS bound)
+  message(FATAL_ERROR "${LB} leaves R_imb at ${r_${LB}}, not below ${PERCENT}% of none's ${r_none}")
 endif()

@@ -1,6 +1,7 @@
 # cmake -DSIM=tide-sim -DDIR=dir -P replay.cmake
-# Replay: a run's statistics replayed under `none` give every rank the same load and task count
-# in every phase as the original run.
+include(${CMAKE_CURRENT_LIST_DIR}/micro.cmake)
+# Replay: a run's statistics replayed under `none` give every rank the same load (to the
+# microsecond) and task count in every phase as the original run.
 execute_process(COMMAND ${SIM} --ranks 12 --threads 3 --imb 2 --iters 4 --task-ms 3 --quiet
   --slow 5:2 --slow-from 2 --stats ${DIR}/replay_src.json RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -23,10 +24,11 @@ foreach(p RANGE 3)
     string(JSON lb GET "${b}" phases ${p} L ${r})
     string(JSON ta GET "${a}" phases ${p} tasks ${r})
     string(JSON tb GET "${b}" phases ${p} tasks ${r})
-    # L is printed with 17 digits: the replay's sum of L/n over n tasks may differ in the last.
-    string(SUBSTRING "${la}" 0 10 la)
-    string(SUBSTRING "${lb}" 0 10 lb)
-    if(NOT la STREQUAL lb OR NOT ta EQUAL tb)
+    # The replay's sum of n tasks of L/n each may differ from L in the last digits.
+    to_micro(ua ${la})
+    to_micro(ub ${lb})
+    math(EXPR diff "${ua} - ${ub}")
+    if(diff GREATER 1 OR diff LESS -1 OR NOT ta EQUAL tb)
       message(FATAL_ERROR "phase ${p} rank ${r}: L ${la} vs ${lb}, tasks ${ta} vs ${tb}")
     endif()
   endforeach()
