@@ -25,12 +25,15 @@ void sim_worker_actor(sim_rank *R)
         bool copy = false;
         int tid;
         R->mu->lock();
-        while ((tid = sim_pick_task(R, &copy)) < 0) R->work_cv->wait(R->mu);
+        while ((tid = sim_pick_task(R, &copy)) < 0)
+            R->work_cv->wait(R->mu);
         R->mu->unlock();
         double secs = sim_task_of(R, tid)->dur * sim_slowdown(R->S, R->id, R->phase);
         double start = now();
-        if (secs > 0 && R->S->exec_sleeps) sg::this_actor::sleep_for(secs);
-        else if (secs > 0) sg::this_actor::execute(secs * speed);
+        if (secs > 0 && R->S->exec_sleeps)
+            sg::this_actor::sleep_for(secs);
+        else if (secs > 0)
+            sg::this_actor::execute(secs * speed);
         sim_task_done(R, tid, copy, start, now());
     }
 }
@@ -43,7 +46,8 @@ void sim_receiver_actor(sim_rank *R)
         double arrived = now(), turn;
         R->rx_waiting = true;
         std::unique_lock<sg::Mutex> lk(*R->mu);
-        while (now() < (turn = sim_next_poll(R, arrived))) R->poll_cv->wait_until(lk, turn);
+        while (now() < (turn = sim_next_poll(R, arrived)))
+            R->poll_cv->wait_until(lk, turn);
         lk.unlock();
         R->rx_waiting = false;
         sim_receive(R, m);
@@ -56,8 +60,10 @@ bool sim_wait_event(sim_rank *R, double deadline)
 {
     std::unique_lock<sg::Mutex> lk(*R->mu);
     while (!R->comm_event && now() < deadline) {
-        if (std::isfinite(deadline)) R->comm_cv->wait_until(lk, deadline);
-        else R->comm_cv->wait(lk);
+        if (std::isfinite(deadline))
+            R->comm_cv->wait_until(lk, deadline);
+        else
+            R->comm_cv->wait(lk);
     }
     bool ev = R->comm_event;
     R->comm_event = false;
@@ -153,10 +159,12 @@ static void run_rounds(sim_rank *R)
 static void run_to_end(sim_rank *R)
 {
     double backoff = 1e-6;
-    while (sim_own_open(R) > 0) idle(R, INFINITY, &backoff);
+    while (sim_own_open(R) > 0)
+        idle(R, INFINITY, &backoff);
     post_status(R);
     R->coll_waiting = true;
-    while (!sim_coll_done(R)) idle(R, sim_coll_deadline(R), &backoff);
+    while (!sim_coll_done(R))
+        idle(R, sim_coll_deadline(R), &backoff);
     R->coll_waiting = false;
     sim_coll_take(R);
 }
@@ -182,8 +190,10 @@ void sim_comm_actor(sim_rank *R)
 {
     for (int p = 0; p < R->S->wl->phases; p++) {
         phase_open(R, p);
-        if (R->S->ops->flags & TIDE_LB_ROUNDS) run_rounds(R);
-        else run_to_end(R);
+        if (R->S->ops->flags & TIDE_LB_ROUNDS)
+            run_rounds(R);
+        else
+            run_to_end(R);
         phase_close(R);
     }
 }

@@ -26,7 +26,8 @@ static coll_op slots[SLOTS];
 
 void sim_coll_init(sim *S)
 {
-    for (coll_op &op : slots) op = coll_op{};
+    for (coll_op &op : slots)
+        op = coll_op{};
     sg::Host *a = S->ranks.front().host, *b = S->ranks.back().host;
     std::vector<sg::Link *> links;
     double lat = 0;
@@ -40,14 +41,16 @@ void sim_coll_init(sim *S)
 
 void sim_coll_free(void)
 {
-    for (coll_op &op : slots) op = coll_op{};
+    for (coll_op &op : slots)
+        op = coll_op{};
 }
 
 static double coll_cost(const sim *S, double bytes)
 {
     if (S->P < 2) return 0;
     int steps = 0;
-    while ((1L << steps) < S->P) steps++;
+    while ((1L << steps) < S->P)
+        steps++;
     return S->coll_overhead + steps * S->coll_lat + bytes * (S->P - 1) / S->P / S->coll_bw;
 }
 
@@ -67,7 +70,8 @@ void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)
     if (n > 0) memcpy(&op->data[(size_t)op->displ[(size_t)R->id]], mine, (size_t)n * sizeof *mine);
     if (++op->arrived < S->P) return;
     op->done_at = sg::Engine::get_clock() + coll_cost(S, 8.0 * (double)op->data.size());
-    for (sim_rank &r : S->ranks) sim_wake_comm(&r);
+    for (sim_rank &r : S->ranks)
+        sim_wake_comm(&r);
 }
 
 static coll_op *current(const sim_rank *R)
@@ -99,7 +103,8 @@ const double *sim_coll_take(sim_rank *R)
 const double *sim_coll_wait(sim_rank *R)
 {
     R->coll_waiting = true;
-    while (!sim_coll_done(R)) sim_wait_event(R, sim_coll_deadline(R));
+    while (!sim_coll_done(R))
+        sim_wait_event(R, sim_coll_deadline(R));
     R->coll_waiting = false;
     return sim_coll_take(R);
 }
@@ -109,6 +114,7 @@ void sim_coll_allgatherv(sim_rank *R, const double *mine, int n, const int *coun
     sim_coll_post(R, mine, n, counts);
     const double *all = sim_coll_wait(R);
     long total = 0;
-    for (int i = 0; i < R->S->P; i++) total += counts[i];
+    for (int i = 0; i < R->S->P; i++)
+        total += counts[i];
     memcpy(out, all, (size_t)total * sizeof *out);
 }

@@ -18,7 +18,8 @@ extern char **environ;
 
 const char sim_usage[] =
     "usage: tide-sim [options]   (Tide's knobs are TIDE_* environment variables, docs/config.md)\n"
-    "  --platform NAME|FILE  SimGrid platform: local, coolmuc2, omnipath, ethernet, or an XML file\n"
+    "  --platform NAME|FILE  SimGrid platform: local, coolmuc2, omnipath, ethernet, or an XML "
+    "file\n"
     "                        (default local; sim/platforms/, docs/sim.md)\n"
     "  --ranks P             simulated ranks (default 8)\n"
     "  --threads W           workers per rank (default TIDE_THREADS, else 1)\n"
@@ -37,7 +38,8 @@ const char sim_usage[] =
     "                        spread evenly over its tasks (instead of the mxm workload)\n"
     "  --pred model|exact    loads from the predictor library (default), or the true loads\n"
     "  --lb NAME  --offload rr|packed  --seed S  --round-us US  --stats FILE\n"
-    "                        the same as TIDE_LB, TIDE_OFFLOAD, TIDE_SEED, TIDE_ROUND_US, TIDE_STATS\n"
+    "                        the same as TIDE_LB, TIDE_OFFLOAD, TIDE_SEED, TIDE_ROUND_US, "
+    "TIDE_STATS\n"
     "  --moves FILE          write \"phase from to count\" of every offload (tests)\n"
     "  --quiet               no summary line\n"
     "SimGrid's own options (--cfg=..., --log=...) pass through. Exit codes: 0 ok, 2 bad options,\n"
@@ -94,9 +96,12 @@ static int parse_bytes(const char *name, const char *v, uint64_t *out, char *err
     char *end;
     unsigned long long x = strtoull(v, &end, 10);
     unsigned shift = 0;
-    if (*end == 'K') shift = 10, end++;
-    else if (*end == 'M') shift = 20, end++;
-    else if (*end == 'G') shift = 30, end++;
+    if (*end == 'K')
+        shift = 10, end++;
+    else if (*end == 'M')
+        shift = 20, end++;
+    else if (*end == 'G')
+        shift = 30, end++;
     if (errno || *end || x == 0 || x > (UINT64_MAX >> 30)) return bad(err, len, name, v, allowed);
     *out = (uint64_t)x << shift;
     return 0;
@@ -117,8 +122,7 @@ static int parse_choice(const char *name, const char *v, const char *const *choi
     return bad(err, len, name, v, allowed);
 }
 
-static int parse_text(const char *name, const char *v, char *out, size_t cap, char *err,
-                      size_t len)
+static int parse_text(const char *name, const char *v, char *out, size_t cap, char *err, size_t len)
 {
     if (!*v || strlen(v) >= cap) return bad(err, len, name, v, "a non-empty path (< 1024 bytes)");
     snprintf(out, cap, "%s", v);
@@ -127,7 +131,18 @@ static int parse_text(const char *name, const char *v, char *out, size_t cap, ch
 
 /* ---- the knob table ---------------------------------------------------------------------- */
 
-typedef enum { K_INT, K_DOUBLE, K_BYTES, K_CHOICE, K_TEXT, K_LB, K_IGNORED } knob_kind;
+typedef enum {
+    K_INT,
+    K_DOUBLE,
+    K_BYTES,
+    K_CHOICE,
+    K_TEXT,
+    K_LB,
+    K_IGNORED,
+    K_TASKS, /* --tasks a,b,... */
+    K_SLOW,  /* --slow R:F,... */
+    K_ALIAS  /* an option for a TIDE_* knob (choices[0] names it) */
+} knob_kind;
 
 typedef struct knob_row {
     const char *name;
@@ -165,8 +180,10 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
     switch (k->kind) {
     case K_INT:
         if (parse_long(k->name, v, (long)k->min, (long)k->max, &l, err, len)) return -1;
-        if (k->field == AT(seed)) c->seed = (uint64_t)l;
-        else *(int *)base = (int)l;
+        if (k->field == AT(seed))
+            c->seed = (uint64_t)l;
+        else
+            *(int *)base = (int)l;
         return 0;
     case K_DOUBLE:
         return parse_double(k->name, v, k->min, k->max, (double *)base, err, len);
@@ -176,6 +193,10 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
         return parse_choice(k->name, v, k->choices, (int *)base, err, len);
     case K_TEXT:
         return parse_text(k->name, v, base, 1024, err, len);
+    case K_TASKS:
+    case K_SLOW:
+    case K_ALIAS:
+        return 0; /* options only: set_option handles them */
     case K_LB:
         if (!tide_lb_ops_find(v)) {
             char allowed[192];
@@ -293,7 +314,8 @@ static int parse_slow(const char *opt, const char *v, sim_config *c, char *err, 
     for (const char *p = v; p && *p; n++) {
         char *end;
         long r = strtol(p, &end, 10);
-        if (n >= SIM_MAX_SLOW || end == p || *end != ':' || r < 0) return bad(err, len, opt, v, allowed);
+        if (n >= SIM_MAX_SLOW || end == p || *end != ':' || r < 0)
+            return bad(err, len, opt, v, allowed);
         double f = strtod(end + 1, &end);
         if (!(f >= 1 && f <= 1000) || (*end && *end != ',')) return bad(err, len, opt, v, allowed);
         c->slow[n] = sim_slow{(int)r, f};
@@ -304,50 +326,62 @@ static int parse_slow(const char *opt, const char *v, sim_config *c, char *err, 
     return 0;
 }
 
-/* An option with a value: the simulator's own, or a TIDE_* knob under another name. */
+static const char *const knob_lb[] = {"TIDE_LB"}, *const knob_offload[] = {"TIDE_OFFLOAD"},
+                         *const knob_seed[] = {"TIDE_SEED"},
+                         *const knob_round[] = {"TIDE_ROUND_US"},
+                         *const knob_stats[] = {"TIDE_STATS"},
+                         *const knob_threads[] = {"TIDE_THREADS"};
+
+/* The command line's options with a value (docs/sim.md, "Configuration"). */
+static const knob_row options[] = {
+    {"--platform", K_TEXT, AT(platform), 0, 0, nullptr},
+    {"--ranks", K_INT, AT(ranks), 1, 1 << 20, nullptr},
+    {"--ranks-per-host", K_INT, AT(ranks_per_host), 1, 4096, nullptr},
+    {"--iters", K_INT, AT(iters), 1, 1000000, nullptr},
+    {"--imb", K_INT, AT(imb), 0, 3, nullptr},
+    {"--tasks-per-rank", K_INT, AT(tasks_per_rank), 1, 1000000, nullptr},
+    {"--tasks", K_TASKS, 0, 0, 0, nullptr},
+    {"--task-ms", K_DOUBLE, AT(task_ms), 1e-6, 1e7, nullptr},
+    {"--task-bytes", K_DOUBLE, AT(task_bytes), 0, 1e12, nullptr},
+    {"--result-bytes", K_DOUBLE, AT(result_bytes), 0, 1e12, nullptr},
+    {"--slow", K_SLOW, 0, 0, 0, nullptr},
+    {"--slow-from", K_INT, AT(slow_from), 0, 1000000, nullptr},
+    {"--replay", K_TEXT, AT(replay), 0, 0, nullptr},
+    {"--pred", K_CHOICE, AT(pred_mode), 0, 0, pred_names},
+    {"--moves", K_TEXT, AT(moves), 0, 0, nullptr},
+    {"--lb", K_ALIAS, 0, 0, 0, knob_lb},
+    {"--offload", K_ALIAS, 0, 0, 0, knob_offload},
+    {"--seed", K_ALIAS, 0, 0, 0, knob_seed},
+    {"--round-us", K_ALIAS, 0, 0, 0, knob_round},
+    {"--stats", K_ALIAS, 0, 0, 0, knob_stats},
+    {"--threads", K_ALIAS, 0, 0, 0, knob_threads},
+};
+
 static int set_option(sim_config *c, const char *o, const char *v, char *err, size_t len)
 {
-    static const struct {
-        const char *opt, *knob;
-    } alias[] = {{"--lb", "TIDE_LB"},       {"--offload", "TIDE_OFFLOAD"},
-                 {"--seed", "TIDE_SEED"},   {"--round-us", "TIDE_ROUND_US"},
-                 {"--stats", "TIDE_STATS"}, {"--threads", "TIDE_THREADS"}};
-    for (const auto &a : alias)
-        if (strcmp(o, a.opt) == 0) return set_knob(c, a.knob, v, err, len);
-    long l = 0;
-    int rc = -2;
-    if (!strcmp(o, "--platform")) rc = parse_text(o, v, c->platform, sizeof c->platform, err, len);
-    else if (!strcmp(o, "--ranks")) rc = parse_long(o, v, 1, 1 << 20, &l, err, len), c->ranks = (int)l;
-    else if (!strcmp(o, "--ranks-per-host"))
-        rc = parse_long(o, v, 1, 4096, &l, err, len), c->ranks_per_host = (int)l;
-    else if (!strcmp(o, "--iters")) rc = parse_long(o, v, 1, 1000000, &l, err, len), c->iters = (int)l;
-    else if (!strcmp(o, "--imb")) rc = parse_long(o, v, 0, 3, &l, err, len), c->imb = (int)l;
-    else if (!strcmp(o, "--tasks-per-rank"))
-        rc = parse_long(o, v, 1, 1000000, &l, err, len), c->tasks_per_rank = (int)l;
-    else if (!strcmp(o, "--slow-from"))
-        rc = parse_long(o, v, 0, 1000000, &l, err, len), c->slow_from = (int)l;
-    else if (!strcmp(o, "--task-ms")) rc = parse_double(o, v, 1e-6, 1e7, &c->task_ms, err, len);
-    else if (!strcmp(o, "--task-bytes")) rc = parse_double(o, v, 0, 1e12, &c->task_bytes, err, len);
-    else if (!strcmp(o, "--result-bytes"))
-        rc = parse_double(o, v, 0, 1e12, &c->result_bytes, err, len);
-    else if (!strcmp(o, "--tasks")) rc = parse_list(o, v, c, err, len);
-    else if (!strcmp(o, "--slow")) rc = parse_slow(o, v, c, err, len);
-    else if (!strcmp(o, "--pred")) rc = parse_choice(o, v, pred_names, &c->pred_mode, err, len);
-    else if (!strcmp(o, "--moves")) rc = parse_text(o, v, c->moves, sizeof c->moves, err, len);
-    else if (!strcmp(o, "--replay"))
-        rc = parse_text(o, v, c->replay, sizeof c->replay, err, len), c->workload = SIM_WL_REPLAY;
-    if (rc == -2) snprintf(err, len, "tide-sim: unknown option '%s' (see tide-sim --help)", o);
-    return rc ? -1 : 0;
+    for (const knob_row &k : options) {
+        if (strcmp(k.name, o) != 0) continue;
+        if (k.kind == K_ALIAS) return set_knob(c, k.choices[0], v, err, len);
+        if (k.kind == K_TASKS) return parse_list(o, v, c, err, len);
+        if (k.kind == K_SLOW) return parse_slow(o, v, c, err, len);
+        return set_row(c, &k, v, err, len);
+    }
+    snprintf(err, len, "tide-sim: unknown option '%s' (see tide-sim --help)", o);
+    return -1;
 }
 
 static int load_args(sim_config *c, int argc, char **argv, char *err, size_t len)
 {
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) c->help = 1;
-        else if (!strcmp(o, "--quiet")) c->quiet = 1;
-        else if (i + 1 >= argc) return snprintf(err, len, "tide-sim: %s needs a value", o), -1;
-        else if (set_option(c, o, argv[++i], err, len)) return -1;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h"))
+            c->help = 1;
+        else if (!strcmp(o, "--quiet"))
+            c->quiet = 1;
+        else if (i + 1 >= argc)
+            return snprintf(err, len, "tide-sim: %s needs a value", o), -1;
+        else if (set_option(c, o, argv[++i], err, len))
+            return -1;
     }
     return 0;
 }
@@ -376,6 +410,7 @@ int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len)
             snprintf(err, len, "tide-sim: --slow names rank %d of %d", c->slow[i].rank, c->ranks);
             return -1;
         }
+    if (c->replay[0]) c->workload = SIM_WL_REPLAY;
     resolve_platform(c);
     return 0;
 }

@@ -47,8 +47,10 @@ void sim_rank_submit(sim_rank *R)
         sim_task *t = &tb->tasks[(size_t)i];
         t->state = T_QUEUED;
         t->prev = R->tail;
-        if (R->tail >= 0) tb->tasks[(size_t)R->tail].next = (int)i;
-        else R->head = (int)i;
+        if (R->tail >= 0)
+            tb->tasks[(size_t)R->tail].next = (int)i;
+        else
+            R->head = (int)i;
         R->tail = (int)i;
         R->nlocal++;
     }
@@ -59,10 +61,14 @@ void sim_rank_submit(sim_rank *R)
 void sim_local_unlink(sim_rank *R, int tid)
 {
     sim_task *t = sim_task_of(R, tid);
-    if (t->prev >= 0) sim_task_of(R, t->prev)->next = t->next;
-    else R->head = t->next;
-    if (t->next >= 0) sim_task_of(R, t->next)->prev = t->prev;
-    else R->tail = t->prev;
+    if (t->prev >= 0)
+        sim_task_of(R, t->prev)->next = t->next;
+    else
+        R->head = t->next;
+    if (t->next >= 0)
+        sim_task_of(R, t->next)->prev = t->prev;
+    else
+        R->tail = t->prev;
     t->prev = t->next = -1;
     R->nlocal--;
 }
@@ -171,8 +177,10 @@ void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end)
         apply_own(R, t);
         return;
     }
-    if (copy) t->copy = C_DONE;
-    else t->exec_time = took;
+    if (copy)
+        t->copy = C_DONE;
+    else
+        t->exec_time = took;
     if (took > R->task_max) R->task_max = took;
     R->n_received++;
     sim_msg *m = new_msg(R, M_RESULT, t->origin, SIM_HDR_BYTES + R->S->wl->result_bytes);
@@ -337,9 +345,12 @@ void sim_rank_check(sim_rank *R)
     for (long i = tb->off[(size_t)R->id]; i < tb->off[(size_t)R->id + 1]; i++) {
         const sim_task *t = &tb->tasks[(size_t)i];
         int max_runs = t->replicated ? 2 : 1;
-        if (t->applied != 1) violation(R, t, "did not complete exactly once");
-        else if (t->runs < 1 || t->runs > max_runs) violation(R, t, "ran more often than allowed");
-        else if (t->state != T_DONE) violation(R, t, "is not done at the phase end");
+        if (t->applied != 1)
+            violation(R, t, "did not complete exactly once");
+        else if (t->runs < 1 || t->runs > max_runs)
+            violation(R, t, "ran more often than allowed");
+        else if (t->state != T_DONE)
+            violation(R, t, "is not done at the phase end");
         else if (t->replicated && (t->copy == C_QUEUED || t->copy == C_RUNNING))
             violation(R, t, "left its copy behind");
     }

@@ -39,7 +39,8 @@ static int ranks_per_host(const sg::Host *h)
 {
     if (cfg.ranks_per_host) return cfg.ranks_per_host;
     const char *v = h->get_property("tide_ranks_per_host");
-    if (!v && h->get_englobing_zone()) v = h->get_englobing_zone()->get_property("tide_ranks_per_host");
+    if (!v && h->get_englobing_zone())
+        v = h->get_englobing_zone()->get_property("tide_ranks_per_host");
     int n = v ? atoi(v) : 1;
     return n > 0 ? n : 1;
 }
@@ -66,8 +67,10 @@ static void rank_free(sim_rank *R)
     sim_predict_free(R);
     free(R->state);
     R->mbox->set_receiver(nullptr);
-    for (sim_msg *m : R->controls) delete m;
-    for (sim_msg *m : R->results) delete m;
+    for (sim_msg *m : R->controls)
+        delete m;
+    for (sim_msg *m : R->results)
+        delete m;
 }
 
 static void start_actors(sim *S)
@@ -92,7 +95,8 @@ static int place_ranks(sim *S, sg::Engine *e, char *err, size_t len)
     S->ranks_per_host = ranks_per_host(hosts[0]);
     size_t need = ((size_t)S->P + (size_t)S->ranks_per_host - 1) / (size_t)S->ranks_per_host;
     if (need > hosts.size())
-        return snprintf(err, len, "platform '%.900s' has %zu hosts; %d ranks at %d per host need %zu",
+        return snprintf(err, len,
+                        "platform '%.900s' has %zu hosts; %d ranks at %d per host need %zu",
                         cfg.platform, hosts.size(), S->P, S->ranks_per_host, need),
                -1;
     int on_one = S->P < S->ranks_per_host ? S->P : S->ranks_per_host;
@@ -123,9 +127,11 @@ static void split_args(int argc, char **argv, std::vector<char *> *ours, std::ve
 {
     ours->push_back(argv[0]);
     sg->push_back(argv[0]);
-    for (char *d : defaults) sg->push_back(d);
+    for (char *d : defaults)
+        sg->push_back(d);
     for (int i = 1; i < argc; i++)
-        (strncmp(argv[i], "--cfg=", 6) && strncmp(argv[i], "--log=", 6) ? ours : sg)->push_back(argv[i]);
+        (strncmp(argv[i], "--cfg=", 6) && strncmp(argv[i], "--log=", 6) ? ours : sg)
+            ->push_back(argv[i]);
     sg->push_back(nullptr);
 }
 
@@ -144,7 +150,8 @@ static int run(sim *S, std::vector<char *> *sgargs, char *err, size_t len)
     start_actors(S);
     e.run();
     sim_coll_free();
-    for (sim_rank &R : S->ranks) rank_free(&R);
+    for (sim_rank &R : S->ranks)
+        rank_free(&R);
     return 0;
 }
 

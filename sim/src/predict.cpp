@@ -29,20 +29,23 @@ void sim_predict_free(sim_rank *R)
     R->model = nullptr;
 }
 
-/* The phase's own tasks as the model sees them: rows of the workload's features. */
+/* The phase's own tasks as the model sees them: rows of the workload's features. Never a
+ * NULL array, even without features: the task model copies rows of nfeat values from it, and
+ * memcpy from NULL is undefined even for 0 bytes (UBSan stops there). */
 static tide_task_set task_set(const sim_rank *R, std::vector<double> *f)
 {
     int nf = R->S->wl->nfeat;
-    f->assign((size_t)R->phase_tasks * (size_t)nf, R->S->wl->feature);
-    return tide_task_set{(int)R->phase_tasks, nf, nf ? f->data() : nullptr};
+    f->assign((size_t)R->phase_tasks * (size_t)nf + 1, R->S->wl->feature);
+    return tide_task_set{(int)R->phase_tasks, nf, f->data()};
 }
 
 static int kind_of(const tide_prediction *p)
 {
     switch (p->source) {
     case TIDE_SRC_MODEL:
-        return strcmp(p->model, "rank") == 0 ? PK_RANK : strcmp(p->model, "task") == 0 ? PK_TASK
-                                                                                        : PK_TOOL;
+        return strcmp(p->model, "rank") == 0   ? PK_RANK
+               : strcmp(p->model, "task") == 0 ? PK_TASK
+                                               : PK_TOOL;
     case TIDE_SRC_PERSISTENCE:
         return PK_PERSISTENCE;
     case TIDE_SRC_MEDIAN:
@@ -70,10 +73,10 @@ static void task_weights(sim_rank *R, const tide_task_set *set)
 {
     R->pred_times.assign((size_t)set->ntasks + 1, 0.0);
     double sum = 0;
-    if (tide_model_predict_tasks(R->model, set, R->pred_times.data(), &sum) != TIDE_PRED_OK)
-        return;
+    if (tide_model_predict_tasks(R->model, set, R->pred_times.data(), &sum) != TIDE_PRED_OK) return;
     double scale = sum > 0 && R->L_pred >= 0 ? R->L_pred / sum : 1.0;
-    for (double &t : R->pred_times) t *= scale;
+    for (double &t : R->pred_times)
+        t *= scale;
     R->task_pred = true;
 }
 

@@ -10,14 +10,15 @@
 #include <cstring>
 #include <memory>
 
-namespace {
+namespace
+{
 
 struct jv {
     enum kind { NUL, BOOL, NUM, STR, ARR, OBJ } k = NUL;
     double num = 0;
     std::string str;
-    std::vector<jv> items;              /* ARR, and OBJ's values */
-    std::vector<std::string> keys;      /* OBJ */
+    std::vector<jv> items;         /* ARR, and OBJ's values */
+    std::vector<std::string> keys; /* OBJ */
     const jv *get(const char *key) const
     {
         for (size_t i = 0; k == OBJ && i < keys.size(); i++)
@@ -65,7 +66,8 @@ bool parse_number(reader *r, jv *out)
 {
     char buf[64];
     size_t n = 0;
-    while (r->p + n < r->end && n < sizeof buf - 1 && strchr("+-0123456789.eE", r->p[n])) n++;
+    while (r->p + n < r->end && n < sizeof buf - 1 && strchr("+-0123456789.eE", r->p[n]))
+        n++;
     if (n == 0) return false;
     memcpy(buf, r->p, n);
     buf[n] = 0;
@@ -108,13 +110,20 @@ bool parse_value(reader *r, jv *out)
     if (r->p >= r->end || ++r->depth > 64) return false;
     bool ok;
     char c = *r->p;
-    if (c == '{') out->k = jv::OBJ, ok = parse_items(r, out, '}', true);
-    else if (c == '[') out->k = jv::ARR, ok = parse_items(r, out, ']', false);
-    else if (c == '"') out->k = jv::STR, ok = parse_string(r, &out->str);
-    else if (literal(r, "null")) out->k = jv::NUL, ok = true;
-    else if (literal(r, "true")) out->k = jv::BOOL, out->num = 1, ok = true;
-    else if (literal(r, "false")) out->k = jv::BOOL, ok = true;
-    else ok = parse_number(r, out);
+    if (c == '{')
+        out->k = jv::OBJ, ok = parse_items(r, out, '}', true);
+    else if (c == '[')
+        out->k = jv::ARR, ok = parse_items(r, out, ']', false);
+    else if (c == '"')
+        out->k = jv::STR, ok = parse_string(r, &out->str);
+    else if (literal(r, "null"))
+        out->k = jv::NUL, ok = true;
+    else if (literal(r, "true"))
+        out->k = jv::BOOL, out->num = 1, ok = true;
+    else if (literal(r, "false"))
+        out->k = jv::BOOL, ok = true;
+    else
+        ok = parse_number(r, out);
     r->depth--;
     return ok;
 }
@@ -134,7 +143,8 @@ int read_file(const char *path, std::string *text, char *err, size_t len)
     if (!f) return snprintf(err, len, "tide-sim: --replay '%s': %s", path, strerror(errno)), -1;
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) text->append(buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        text->append(buf, n);
     bool bad = ferror(f);
     fclose(f);
     if (bad) return snprintf(err, len, "tide-sim: --replay '%s': read error", path), -1;

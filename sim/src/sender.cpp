@@ -100,8 +100,10 @@ static bool send_outgoing(sim_rank *R)
         progress = false;
         for (auto it = R->outgoing.begin(); it != R->outgoing.end();) {
             progress |= send_one_message(R, it->first, &it->second);
-            if (it->second.empty()) it = R->outgoing.erase(it);
-            else ++it;
+            if (it->second.empty())
+                it = R->outgoing.erase(it);
+            else
+                ++it;
         }
         did |= progress;
     } while (progress);
@@ -118,7 +120,8 @@ void sim_sender_actor(sim_rank *R)
     sg::Actor::self()->daemonize();
     for (;;) {
         R->mu->lock();
-        while (!has_work(R)) R->send_cv->wait(R->mu);
+        while (!has_work(R))
+            R->send_cv->wait(R->mu);
         R->mu->unlock();
         reap(R);
         bool did = send_controls(R);

@@ -45,7 +45,7 @@ typedef struct sim_config {
     /* the machine */
     char platform[1024];
     int ranks, threads, ranks_per_host; /* ranks_per_host 0: the platform's tide_ranks_per_host */
-    int threads_set;                    /* TIDE_THREADS or --threads given (a replay keeps its own) */
+    int threads_set; /* TIDE_THREADS or --threads given (a replay keeps its own) */
     /* the workload */
     int workload, iters, imb, tasks_per_rank, ntasks_list;
     int tasks_list[4096];
@@ -191,17 +191,17 @@ typedef struct sim {
     int P, W;
     std::vector<sim_rank> ranks;
     sim_table tab[2];
-    std::vector<std::vector<sim_record>> log; /* [phase][rank] */
+    std::vector<std::vector<sim_record>> log;               /* [phase][rank] */
     std::vector<std::map<std::pair<int, int>, long>> moves; /* [phase]: --moves only */
-    double coll_lat, coll_bw;     /* the collective model's parameters (coll.cpp) */
-    double coll_overhead;         /* seconds every collective costs beyond its messages */
+    double coll_lat, coll_bw;              /* the collective model's parameters (coll.cpp) */
+    double coll_overhead;                  /* seconds every collective costs beyond its messages */
     double poll_turn, poll_spin, poll_cap; /* the comm thread's polling (poll.cpp) */
     int ranks_per_host;
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
      * less than an execution and gives the same times (otherwise executions share cores). */
     bool exec_sleeps;
-    long violations;              /* exactly-once failures found */
-    char violation[256];          /* the first one */
+    long violations;     /* exactly-once failures found */
+    char violation[256]; /* the first one */
 } sim;
 
 static inline sim_table *sim_tab(sim *S, int phase)
@@ -209,10 +209,10 @@ static inline sim_table *sim_tab(sim *S, int phase)
     return &S->tab[phase & 1];
 }
 
-void sim_phase_tasks(sim *S, int phase);   /* builds the task table of a phase (once) */
-void sim_rank_submit(sim_rank *R);          /* the application thread: own tasks queued */
+void sim_phase_tasks(sim *S, int phase); /* builds the task table of a phase (once) */
+void sim_rank_submit(sim_rank *R);       /* the application thread: own tasks queued */
 sim_task *sim_task_of(sim_rank *R, int tid);
-int sim_local_pop_front(sim_rank *R);       /* -1 when empty */
+int sim_local_pop_front(sim_rank *R); /* -1 when empty */
 void sim_local_unlink(sim_rank *R, int tid);
 int sim_pick_task(sim_rank *R, bool *copy); /* a worker's next task, -1 none */
 void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end);
@@ -276,8 +276,8 @@ enum { PK_RANK, PK_TASK, PK_TOOL, PK_PERSISTENCE, PK_MEDIAN, PK_GUARD, PK_EXACT,
 
 int sim_predict_init(sim_rank *R, char *err, size_t len);
 void sim_predict_free(sim_rank *R);
-void sim_predict_phase(sim_rank *R);        /* L_pred, L_unc before the phase */
-void sim_predict_observe(sim_rank *R);      /* the measured load after it */
+void sim_predict_phase(sim_rank *R);   /* L_pred, L_unc before the phase */
+void sim_predict_observe(sim_rank *R); /* the measured load after it */
 bool sim_predict_task_times(sim_rank *R, double *times, long n);
 
 /* ---- statistics (stats.cpp) --------------------------------------------------------------- */

@@ -8,7 +8,7 @@
 #include <cstring>
 
 static const char *const kind_names[PK_KINDS] = {"rank",   "task",  "tool", "persistence",
-                                                  "median", "guard", "exact"};
+                                                 "median", "guard", "exact"};
 
 void sim_record_fill(sim_rank *R, sim_record *rec)
 {
@@ -30,9 +30,12 @@ static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
     }
     fputc('"', f);
 }
@@ -84,7 +87,8 @@ static void predictions(FILE *f, const std::vector<sim_record> &r, bool have)
     array(f, "L_unc", r, &sim_record::L_unc, false);
     fprintf(f, ", \"pred_source\": [");
     for (size_t i = 0; i < r.size(); i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", r[i].pred_kind >= 0 ? kind_names[r[i].pred_kind] : "none");
+        fprintf(f, "%s\"%s\"", i ? ", " : "",
+                r[i].pred_kind >= 0 ? kind_names[r[i].pred_kind] : "none");
     fprintf(f, "]");
 }
 
@@ -121,10 +125,10 @@ static void write_config(FILE *f, const sim *S)
             "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
             "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
             "\"pred_guard\": %g, \"pred_spike\": %g, \"version\": \"0.1\",\n",
-            c->lb, sim_offload_name(c->offload), S->P, S->W,
-            (unsigned long long)c->max_inflight, (unsigned long long)c->pack_max, c->round_us,
-            (unsigned long long)c->seed, c->pred_mode == SIM_PRED_EXACT ? "exact" : c->pred.kind,
-            c->pred.window, c->pred.train, c->pred.retrain_err, tide_solver_name(c->pred.solver),
+            c->lb, sim_offload_name(c->offload), S->P, S->W, (unsigned long long)c->max_inflight,
+            (unsigned long long)c->pack_max, c->round_us, (unsigned long long)c->seed,
+            c->pred_mode == SIM_PRED_EXACT ? "exact" : c->pred.kind, c->pred.window, c->pred.train,
+            c->pred.retrain_err, tide_solver_name(c->pred.solver),
             c->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->pred.guard, c->pred.spike);
     fprintf(f, "    \"sim\": {\"platform\": ");
     json_string(f, c->platform);
@@ -157,8 +161,10 @@ typedef struct pred_error {
 
 static void mean_or_null(FILE *f, double sum, int n)
 {
-    if (n) fprintf(f, "%.9g", sum / n);
-    else fprintf(f, "null");
+    if (n)
+        fprintf(f, "%.9g", sum / n);
+    else
+        fprintf(f, "null");
 }
 
 static void write_rank_errors(FILE *f, const sim *S)
@@ -167,10 +173,13 @@ static void write_rank_errors(FILE *f, const sim *S)
         fprintf(f, pass ? ", \"pred_mse_ranks\": [" : ",\n    \"pred_mape_ranks\": [");
         for (int i = 0; i < S->P; i++) {
             pred_error e;
-            for (const auto &r : S->log) e.add(r[(size_t)i]);
+            for (const auto &r : S->log)
+                e.add(r[(size_t)i]);
             fprintf(f, "%s", i ? ", " : "");
-            if (pass) mean_or_null(f, e.sq, e.n);
-            else mean_or_null(f, e.ape, e.n_ape);
+            if (pass)
+                mean_or_null(f, e.sq, e.n);
+            else
+                mean_or_null(f, e.ape, e.n_ape);
         }
         fprintf(f, "]");
     }
@@ -213,7 +222,8 @@ int sim_stats_write(const sim *S, const char *path, char *err, size_t len)
     fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n");
     write_config(f, S);
     fprintf(f, "  \"phases\": [");
-    for (size_t p = 0; p < S->log.size(); p++) write_phase(f, S, (int)p);
+    for (size_t p = 0; p < S->log.size(); p++)
+        write_phase(f, S, (int)p);
     write_summary(f, S);
     if (fclose(f) != 0) return snprintf(err, len, "TIDE_STATS='%s': write failed", path), -1;
     return 0;
@@ -230,8 +240,8 @@ void sim_stats_print_summary(const sim *S, FILE *out)
     fprintf(out,
             "tide-sim: %d ranks x %d workers, lb=%s, %zu phases: time %.3f s (ideal %.3f s), "
             "R_imb %.3f, %.0f of %.0f tasks offloaded, %.1f MiB moved\n",
-            S->P, S->W, S->cfg->lb, S->log.size(), time, ideal,
-            W_avg > 0 ? W_par / W_avg - 1 : 0, moved, tasks, bytes / (1 << 20));
+            S->P, S->W, S->cfg->lb, S->log.size(), time, ideal, W_avg > 0 ? W_par / W_avg - 1 : 0,
+            moved, tasks, bytes / (1 << 20));
 }
 
 int sim_moves_write(const sim *S, const char *path, char *err, size_t len)

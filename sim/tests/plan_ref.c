@@ -29,7 +29,8 @@ int main(int argc, char **argv)
         return 2;
     for (int i = 0; i < np; i++) {
         n[i] = counts[i];
-        for (int k = 0; k < counts[i]; k++) load[i] += task;
+        for (int k = 0; k < counts[i]; k++)
+            load[i] += task;
     }
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
     if (tide_plan_proact(np, load, n, NULL, &plan) != TIDE_PLAN_OK) return 1;
