@@ -93,6 +93,7 @@ void sim_wake_comm(sim_rank *R)
 
 void sim_wake_sender(sim_rank *R)
 {
+    R->send_kick = true;
     R->send_cv->notify_all();
 }
 
@@ -257,6 +258,7 @@ static void on_engine_control(sim_rank *R, sim_msg *m)
 
 void sim_receive(sim_rank *R, sim_msg *m)
 {
+    if (m->channel) sim_channel_free(&R->S->ranks[(size_t)m->src], m);
     if (m->kind == M_TASKS) {
         on_tasks(R, m);
     } else if (m->kind == M_RESULT) {

@@ -58,6 +58,7 @@ static int rank_init(sim *S, sim_rank *R, int id, sg::Host *host, char *err, siz
     R->send_cv = sg::ConditionVariable::create();
     R->poll_cv = sg::ConditionVariable::create();
     R->head = R->tail = -1;
+    R->busy.assign((size_t)S->P, 0);
     sim_lb_init(R);
     return sim_predict_init(R, err, len);
 }
@@ -122,7 +123,13 @@ static char *defaults[] = {(char *)"--cfg=contexts/stack-size:256",
                            (char *)"--cfg=network/model:CM02",
                            (char *)"--cfg=network/crosstraffic:0"};
 
-/* SimGrid's own options (--cfg=..., --log=...) go to its engine, the rest to ours. */
+/* SimGrid's own options (--cfg=..., --log=..., --help-cfg, ...) go to its engine, the rest to
+ * ours. */
+static bool simgrid_option(const char *a)
+{
+    return !strncmp(a, "--cfg=", 6) || !strncmp(a, "--log=", 6) || !strncmp(a, "--help-", 7);
+}
+
 static void split_args(int argc, char **argv, std::vector<char *> *ours, std::vector<char *> *sg)
 {
     ours->push_back(argv[0]);
@@ -130,8 +137,7 @@ static void split_args(int argc, char **argv, std::vector<char *> *ours, std::ve
     for (char *d : defaults)
         sg->push_back(d);
     for (int i = 1; i < argc; i++)
-        (strncmp(argv[i], "--cfg=", 6) && strncmp(argv[i], "--log=", 6) ? ours : sg)
-            ->push_back(argv[i]);
+        (simgrid_option(argv[i]) ? sg : ours)->push_back(argv[i]);
     sg->push_back(nullptr);
 }
 

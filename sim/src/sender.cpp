@@ -3,35 +3,34 @@
  * tasks, one message per destination per pass (so that with TIDE_OFFLOAD=rr they leave
  * round-robin across destinations), one task each (rr) or packed up to TIDE_PACK_MAX and an
  * eighth of TIDE_MAX_INFLIGHT (packed). A message is admitted when the bytes in flight stay
- * within TIDE_MAX_INFLIGHT, or when nothing else is in flight. */
+ * within TIDE_MAX_INFLIGHT, or when nothing else is in flight.
+ *
+ * Between two ranks, one task or result message travels at a time: MPI delivers a pair's
+ * messages in order, and a large one (rendezvous) moves when the receiver has matched it, one
+ * after the other over the pair's connection (an InfiniBand queue pair, a shared-memory copy by
+ * the receiver). Messages to different ranks share the links. A message is in flight from its
+ * send until the receiving comm thread takes it (sim_channel_free). */
 #include "sim.h"
 
 #define SIM_HDR_BYTES 32.0
 #define SIM_PACK_TASKS 256
 
-static void start_send(sim_rank *R, sim_msg *m)
+static void start_send(sim_rank *R, sim_msg *m, bool channel)
 {
-    sg::Mailbox *to = R->S->ranks[(size_t)m->dest].mbox;
-    double bytes = m->bytes;
-    sg::CommPtr c = to->put_async(m, (uint64_t)bytes);
-    R->pending.push_back(c);
-    R->pending_len.push_back(bytes);
-    R->inflight += bytes;
-    R->bytes_sent += bytes;
+    m->channel = channel;
+    if (channel) {
+        R->busy[(size_t)m->dest] = 1;
+        R->inflight += m->bytes;
+    }
+    R->bytes_sent += m->bytes;
+    R->S->ranks[(size_t)m->dest].mbox->put_init(m, (uint64_t)m->bytes)->detach();
 }
 
-static void forget(sim_rank *R, size_t i)
+void sim_channel_free(sim_rank *R, const sim_msg *m)
 {
-    R->inflight -= R->pending_len[i];
-    R->pending.erase(R->pending.begin() + (long)i);
-    R->pending_len.erase(R->pending_len.begin() + (long)i);
-}
-
-/* Sends that completed leave the in-flight count. */
-static void reap(sim_rank *R)
-{
-    for (size_t i = R->pending.size(); i-- > 0;)
-        if (R->pending[i]->test()) forget(R, i);
+    R->busy[(size_t)m->dest] = 0;
+    R->inflight -= m->bytes;
+    sim_wake_sender(R);
 }
 
 static bool fits(const sim_rank *R, double len)
@@ -39,27 +38,27 @@ static bool fits(const sim_rank *R, double len)
     return R->inflight == 0 || R->inflight + len <= (double)R->S->cfg->max_inflight;
 }
 
-static bool send_controls(sim_rank *R)
+static void send_controls(sim_rank *R)
 {
-    bool did = !R->controls.empty();
     while (!R->controls.empty()) {
         sim_msg *m = R->controls.front();
         R->controls.pop_front();
-        start_send(R, m);
+        start_send(R, m, false);
     }
-    return did;
 }
 
-static bool send_results(sim_rank *R)
+/* Results in order, each when its channel is free and the bound admits it. */
+static void send_results(sim_rank *R)
 {
-    bool did = false;
-    while (!R->results.empty() && fits(R, R->results.front()->bytes)) {
-        sim_msg *m = R->results.front();
-        R->results.pop_front();
-        start_send(R, m);
-        did = true;
+    for (auto it = R->results.begin(); it != R->results.end();) {
+        sim_msg *m = *it;
+        if (R->busy[(size_t)m->dest] || !fits(R, m->bytes)) {
+            ++it;
+            continue;
+        }
+        it = R->results.erase(it);
+        start_send(R, m, true);
     }
-    return did;
 }
 
 /* At most one message to dest; false when nothing went (none queued, or the bound). */
@@ -79,7 +78,7 @@ static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
     }
     if (n == 0) return false;
     sim_msg *m = new sim_msg();
-    *m = sim_msg{M_TASKS, R->id, dest, R->phase, {}, false, 0, {}, len};
+    *m = sim_msg{M_TASKS, R->id, dest, R->phase, {}, false, false, 0, {}, len};
     for (int i = 0; i < n; i++) {
         int tid = q->front();
         q->pop_front();
@@ -89,30 +88,21 @@ static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
     R->noutgoing -= n;
     R->n_offloaded += n;
     if (!R->S->moves.empty()) R->S->moves[(size_t)R->phase][{R->id, dest}] += n;
-    start_send(R, m);
+    start_send(R, m, true);
     return true;
 }
 
-static bool send_outgoing(sim_rank *R)
+/* One message per free destination per pass; a destination whose channel is busy waits for
+ * its receiver. */
+static void send_outgoing(sim_rank *R)
 {
-    bool did = false, progress;
-    do {
-        progress = false;
-        for (auto it = R->outgoing.begin(); it != R->outgoing.end();) {
-            progress |= send_one_message(R, it->first, &it->second);
-            if (it->second.empty())
-                it = R->outgoing.erase(it);
-            else
-                ++it;
-        }
-        did |= progress;
-    } while (progress);
-    return did;
-}
-
-static bool has_work(const sim_rank *R)
-{
-    return !R->controls.empty() || !R->results.empty() || R->noutgoing > 0;
+    for (auto it = R->outgoing.begin(); it != R->outgoing.end();) {
+        if (!R->busy[(size_t)it->first]) send_one_message(R, it->first, &it->second);
+        if (it->second.empty())
+            it = R->outgoing.erase(it);
+        else
+            ++it;
+    }
 }
 
 void sim_sender_actor(sim_rank *R)
@@ -120,16 +110,12 @@ void sim_sender_actor(sim_rank *R)
     sg::Actor::self()->daemonize();
     for (;;) {
         R->mu->lock();
-        while (!has_work(R))
+        while (!R->send_kick)
             R->send_cv->wait(R->mu);
+        R->send_kick = false;
         R->mu->unlock();
-        reap(R);
-        bool did = send_controls(R);
-        did |= send_results(R);
-        did |= send_outgoing(R);
-        if (!did && !R->pending.empty()) { /* the bound holds the rest back */
-            ssize_t i = sg::Comm::wait_any(R->pending);
-            if (i >= 0) forget(R, (size_t)i);
-        }
+        send_controls(R);
+        send_results(R);
+        send_outgoing(R);
     }
 }

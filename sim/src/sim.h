@@ -113,6 +113,7 @@ typedef struct sim_msg {
     int kind, src, dest, phase;
     std::vector<int> tasks; /* M_TASKS: task ids; M_RESULT: the one task */
     bool copy;              /* replica copies (and their results) */
+    bool channel;           /* it holds its sender's channel to dest until received */
     double took;            /* M_RESULT: the measured execution time */
     tide_control ctl;       /* M_CONTROL */
     double bytes;
@@ -155,9 +156,9 @@ typedef struct sim_rank {
     std::map<int, std::deque<int>> outgoing;
     long noutgoing;
     std::deque<sim_msg *> controls, results;
-    std::vector<sg::CommPtr> pending;
-    std::vector<double> pending_len;
-    double inflight;
+    std::vector<unsigned char> busy; /* per destination: a message on its way (sender.cpp) */
+    double inflight;                 /* bytes of those messages */
+    bool send_kick;                  /* work or a free channel for the sender */
     /* the strategy */
     std::vector<double> knob;
     void *state;
@@ -220,6 +221,8 @@ void sim_receive(sim_rank *R, sim_msg *m);
 long sim_own_open(const sim_rank *R);
 void sim_wake_comm(sim_rank *R);
 void sim_wake_sender(sim_rank *R);
+/* The receiver took m: the channel it held is free again (sender.cpp). */
+void sim_channel_free(sim_rank *R, const sim_msg *m);
 void sim_queue_control(sim_rank *R, int dest, const tide_control *msg);
 int sim_offload(sim_rank *R, int dest, int n);
 int sim_offload_selected(sim_rank *R, const int32_t *dest, long n);
