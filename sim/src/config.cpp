@@ -34,6 +34,8 @@ const char sim_usage[] =
     "  --result-bytes B      bytes of its result (default 720000: C)\n"
     "  --slow R:F[,...]      tasks executing on rank R take F times longer\n"
     "  --slow-from N         the slowdown starts at phase N (default 0)\n"
+    "  --jitter P:F  --disturb P:F  --noise-seed S\n"
+    "                        mxm's seeded noise: the same tasks slowed as in mxm (docs/mxm.md)\n"
     "  --replay FILE         a real run's TIDE_STATS document: every rank's load per phase,\n"
     "                        spread evenly over its tasks (instead of the mxm workload)\n"
     "  --pred model|exact    loads from the predictor library (default), or the true loads\n"
@@ -141,6 +143,7 @@ typedef enum {
     K_IGNORED,
     K_TASKS, /* --tasks a,b,... */
     K_SLOW,  /* --slow R:F,... */
+    K_NOISE, /* --jitter, --disturb P:F */
     K_ALIAS  /* an option for a TIDE_* knob (choices[0] names it) */
 } knob_kind;
 
@@ -182,6 +185,8 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
         if (parse_long(k->name, v, (long)k->min, (long)k->max, &l, err, len)) return -1;
         if (k->field == AT(seed))
             c->seed = (uint64_t)l;
+        else if (k->field == AT(noise.seed))
+            c->noise.seed = (uint64_t)l;
         else
             *(int *)base = (int)l;
         return 0;
@@ -193,6 +198,9 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
         return parse_choice(k->name, v, k->choices, (int *)base, err, len);
     case K_TEXT:
         return parse_text(k->name, v, base, 1024, err, len);
+    case K_NOISE:
+        if (noise_event_parse(v, (noise_event *)base) == 0) return 0;
+        return bad(err, len, k->name, v, "P:F with P in [0, 1] and F in [1, 1000]");
     case K_TASKS:
     case K_SLOW:
     case K_ALIAS:
@@ -257,6 +265,7 @@ static void defaults(sim_config *c)
     c->task_bytes = 1440000;
     c->result_bytes = 720000;
     c->feature = 300;
+    c->noise = noise_spec_default();
     snprintf(c->lb, sizeof c->lb, "none");
     c->offload = SIM_OFFLOAD_PACKED;
     c->max_inflight = 64ull << 20;
@@ -346,6 +355,9 @@ static const knob_row options[] = {
     {"--result-bytes", K_DOUBLE, AT(result_bytes), 0, 1e12, nullptr},
     {"--slow", K_SLOW, 0, 0, 0, nullptr},
     {"--slow-from", K_INT, AT(slow_from), 0, 1000000, nullptr},
+    {"--jitter", K_NOISE, AT(noise.jitter), 0, 0, nullptr},
+    {"--disturb", K_NOISE, AT(noise.disturb), 0, 0, nullptr},
+    {"--noise-seed", K_INT, AT(noise.seed), 0, 2147483647.0, nullptr},
     {"--replay", K_TEXT, AT(replay), 0, 0, nullptr},
     {"--pred", K_CHOICE, AT(pred_mode), 0, 0, pred_names},
     {"--moves", K_TEXT, AT(moves), 0, 0, nullptr},

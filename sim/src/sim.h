@@ -16,6 +16,10 @@
 #include "tide_lb.h"
 #include "tide_predictor.h"
 
+extern "C" {
+#include "noise.h" /* apps/common: mxm's seeded task noise */
+}
+
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
@@ -52,6 +56,7 @@ typedef struct sim_config {
     double task_ms, task_bytes, result_bytes, feature;
     sim_slow slow[SIM_MAX_SLOW];
     int nslow, slow_from;
+    noise_spec noise; /* --jitter, --disturb, --noise-seed: mxm's noise, task by task */
     char replay[1024];
     /* Tide's knobs (the same names and ranges as libtide's, docs/config.md) */
     char lb[32];
