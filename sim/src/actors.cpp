@@ -1,0 +1,199 @@
+/* The actors of one rank: workers, the receiver, and the comm actor, which runs the phase
+ * protocol of runtime/engine/commthread.c:
+ *   [start sync: status allgather, for strategies with TIDE_LB_PHASE_SYNC; then phase_begin]
+ *   run: rounds every TIDE_ROUND_US (status allgathers; the first with no outstanding work on
+ *        any rank ends the phase), or, without rounds, one status allgather that each rank
+ *        joins when its own tasks are complete
+ *   an allgather of the phase records, then the load model observes the phase.
+ * A rank whose own tasks are complete joins the next round at once; the allgathers are
+ * non-blocking, so the strategy's progress callback keeps running while one is pending. */
+#include "sim.h"
+
+#include <algorithm>
+#include <cmath>
+
+static double now()
+{
+    return sg::Engine::get_clock();
+}
+
+void sim_worker_actor(sim_rank *R)
+{
+    sg::Actor::self()->daemonize();
+    double speed = R->host->get_speed();
+    for (;;) {
+        bool copy = false;
+        int tid;
+        R->mu->lock();
+        while ((tid = sim_pick_task(R, &copy)) < 0)
+            R->work_cv->wait(R->mu);
+        R->mu->unlock();
+        double secs = sim_task_of(R, tid)->dur * sim_slowdown(R->S, R->id, R->phase);
+        double start = now();
+        if (secs > 0 && R->S->exec_sleeps)
+            sg::this_actor::sleep_for(secs);
+        else if (secs > 0)
+            sg::this_actor::execute(secs * speed);
+        sim_task_done(R, tid, copy, start, now());
+    }
+}
+
+void sim_receiver_actor(sim_rank *R)
+{
+    sg::Actor::self()->daemonize();
+    for (;;) {
+        sim_msg *m = R->mbox->get<sim_msg>();
+        double arrived = now(), turn;
+        R->rx_waiting = true;
+        std::unique_lock<sg::Mutex> lk(*R->mu);
+        while (now() < (turn = sim_next_poll(R, arrived)))
+            R->poll_cv->wait_until(lk, turn);
+        lk.unlock();
+        R->rx_waiting = false;
+        sim_receive(R, m);
+        sim_mark_active(R);
+        delete m;
+    }
+}
+
+bool sim_wait_event(sim_rank *R, double deadline)
+{
+    std::unique_lock<sg::Mutex> lk(*R->mu);
+    while (!R->comm_event && now() < deadline) {
+        if (std::isfinite(deadline))
+            R->comm_cv->wait_until(lk, deadline);
+        else
+            R->comm_cv->wait(lk);
+    }
+    bool ev = R->comm_event;
+    R->comm_event = false;
+    return ev;
+}
+
+static tide_rank_status status_of(const sim_rank *R)
+{
+    tide_rank_status st = {};
+    st.ntasks = (double)R->phase_tasks;
+    st.L_pred = R->L_pred;
+    st.queued = (double)R->nlocal;
+    st.queued_in = (double)R->nremote;
+    st.outstanding = (double)sim_own_open(R);
+    st.task_pred = R->task_pred ? 1 : 0;
+    st.L_unc = R->L_unc;
+    st.phase = R->phase + 1;
+    return st;
+}
+
+static void post_status(sim_rank *R)
+{
+    tide_rank_status st = status_of(R);
+    sim_coll_post(R, (const double *)&st, (int)TIDE_STATUS_DOUBLES, nullptr);
+}
+
+static bool all_done(const sim_rank *R, const tide_rank_status *all)
+{
+    for (int i = 0; i < R->S->P; i++)
+        if (all[i].outstanding != 0) return false;
+    return true;
+}
+
+/* What the application thread and the comm thread do when a phase begins. */
+static void phase_open(sim_rank *R, int p)
+{
+    sim_phase_tasks(R->S, p);
+    R->phase = p;
+    R->L = R->task_max = R->bytes_sent = 0;
+    R->n_offloaded = R->n_received = R->n_cancelled = 0;
+    R->last_done = 0;
+    R->phase_start = now();
+    sim_mark_active(R); /* tide_taskwait wakes the comm thread */
+    sim_rank_submit(R);
+    sim_predict_phase(R);
+    R->running = true;
+    if (R->S->ops->flags & TIDE_LB_PHASE_SYNC) {
+        post_status(R);
+        sim_lb_phase_begin(R, (const tide_rank_status *)sim_coll_wait(R));
+    } else {
+        sim_lb_phase_begin(R, nullptr);
+    }
+    R->plan_ready = true;
+    R->work_cv->notify_all();
+}
+
+/* The comm loop's waiting: until an event or the deadline; a strategy with a progress callback
+ * is called at each wake, polled with the runtime's back-off (1 us doubling up to
+ * TIDE_POLL_SLEEP_MAX_US) while nothing happens. */
+static void idle(sim_rank *R, double deadline, double *backoff)
+{
+    if (R->S->ops->progress) deadline = std::min(deadline, now() + *backoff);
+    bool ev = sim_wait_event(R, deadline);
+    double max = 1e-6 * R->S->cfg->poll_sleep_max_us;
+    *backoff = ev ? 1e-6 : std::min(2 * *backoff, max);
+    if (R->S->ops->progress && R->running) sim_lb_progress(R);
+}
+
+/* Rounds every TIDE_ROUND_US, seen at the comm thread's turns; a rank whose own tasks are done
+ * (its workers wake the comm thread) joins the next round at once. */
+static void run_rounds(sim_rank *R)
+{
+    double round = 1e-6 * R->S->cfg->round_us, next = now() + round, backoff = 1e-6;
+    bool posted = false;
+    for (;;) {
+        if (!posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, next))) {
+            post_status(R);
+            posted = R->coll_waiting = true;
+        }
+        if (posted && sim_coll_done(R)) {
+            R->coll_waiting = false;
+            const tide_rank_status *all = (const tide_rank_status *)sim_coll_take(R);
+            posted = false;
+            if (all_done(R, all)) return;
+            sim_lb_round(R, all);
+            next = now() + round;
+            continue;
+        }
+        idle(R, posted ? sim_coll_deadline(R) : sim_next_poll(R, next), &backoff);
+    }
+}
+
+static void run_to_end(sim_rank *R)
+{
+    double backoff = 1e-6;
+    while (sim_own_open(R) > 0)
+        idle(R, INFINITY, &backoff);
+    post_status(R);
+    R->coll_waiting = true;
+    while (!sim_coll_done(R))
+        idle(R, sim_coll_deadline(R), &backoff);
+    R->coll_waiting = false;
+    sim_coll_take(R);
+}
+
+/* The records allgather, then the phase is over here: statistics, the exactly-once check, and
+ * the load model learns the phase. */
+static void phase_close(sim_rank *R)
+{
+    sim_record rec;
+    sim_record_fill(R, &rec);
+    double dummy[14] = {0};
+    sim_coll_post(R, dummy, 14, nullptr);
+    sim_coll_wait(R);
+    rec.time = now() - R->phase_start;
+    R->S->log[(size_t)R->phase][(size_t)R->id] = rec;
+    R->running = false;
+    R->plan_ready = false;
+    sim_rank_check(R);
+    sim_predict_observe(R);
+}
+
+void sim_comm_actor(sim_rank *R)
+{
+    for (int p = 0; p < R->S->wl->phases; p++) {
+        phase_open(R, p);
+        if (R->S->ops->flags & TIDE_LB_ROUNDS)
+            run_rounds(R);
+        else
+            run_to_end(R);
+        phase_close(R);
+    }
+}

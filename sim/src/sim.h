@@ -1,0 +1,298 @@
+/* tide-sim's internals: Tide's phase loop over P simulated ranks on SimGrid (docs/sim.md).
+ *
+ * The real task strategies (strategies/task), planners and load models (predictor/) decide;
+ * this program only plays the engine's part: queues, workers, the comm thread's protocol and
+ * its messages, as SimGrid actors and simulated communications. C++ is confined to this
+ * folder because SimGrid's S4U interface is C++; the code reads as C otherwise.
+ *
+ * One rank is: a comm actor (the phase protocol, status collectives, the strategy's
+ * phase_begin/round/progress), a receiver actor (task, result and control messages; the
+ * strategy's control callback), a sender actor (the engine's send loop: results, then tasks per
+ * destination, under TIDE_MAX_INFLIGHT) and W worker actors (tasks as timed executions on the
+ * rank's host). Actors are cooperative: code between two simulation calls runs atomically. */
+#ifndef TIDE_SIM_H
+#define TIDE_SIM_H
+
+#include "tide_lb.h"
+#include "tide_predictor.h"
+
+extern "C" {
+#include "noise.h" /* apps/common: mxm's seeded task noise */
+}
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sg = simgrid::s4u;
+
+/* ---- configuration (config.cpp) ---------------------------------------------------------- */
+
+enum { SIM_OFFLOAD_RR = 0, SIM_OFFLOAD_PACKED = 1 };
+enum { SIM_PRED_MODEL = 0, SIM_PRED_EXACT = 1 };
+enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1 };
+
+#define SIM_MAX_SLOW 64
+#define SIM_LB_KNOBS_MAX 64
+
+typedef struct sim_slow {
+    int rank;
+    double factor;
+} sim_slow;
+
+typedef struct sim_config {
+    /* the machine */
+    char platform[1024];
+    int ranks, threads, ranks_per_host; /* ranks_per_host 0: the platform's tide_ranks_per_host */
+    int threads_set; /* TIDE_THREADS or --threads given (a replay keeps its own) */
+    /* the workload */
+    int workload, iters, imb, tasks_per_rank, ntasks_list;
+    int tasks_list[4096];
+    double task_ms, task_bytes, result_bytes, feature;
+    sim_slow slow[SIM_MAX_SLOW];
+    int nslow, slow_from;
+    noise_spec noise; /* --jitter, --disturb, --noise-seed: mxm's noise, task by task */
+    char replay[1024];
+    /* Tide's knobs (the same names and ranges as libtide's, docs/config.md) */
+    char lb[32];
+    int offload, round_us, poll_spin, poll_sleep_max_us, pred_mode;
+    uint64_t max_inflight, pack_max, seed;
+    double lb_knob[SIM_LB_KNOBS_MAX]; /* in tide_lb_all_knobs() order */
+    tide_model_params pred;
+    char stats[1024];
+    char moves[1024]; /* --moves: "phase from to count" of every offload, for tests */
+    int quiet, help;
+} sim_config;
+
+/* Defaults, the TIDE_* environment, then the command line. Returns 0, or -1 with one line in
+ * err (the caller exits 2). */
+int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len);
+extern const char sim_usage[];
+const char *sim_offload_name(int k);
+
+/* ---- workload (workload.cpp, replay.cpp) -------------------------------------------------- */
+
+/* What every rank submits in every phase: ntasks[p][r] tasks of dur[p][r] seconds each (the
+ * slowdown of the executing rank comes on top), with in/out bytes on the wire. */
+typedef struct sim_workload {
+    int ranks, phases, threads; /* threads: a replayed run's workers per rank (0: not given) */
+    std::vector<std::vector<int>> ntasks;
+    std::vector<std::vector<double>> dur;
+    double task_bytes, result_bytes;
+    int nfeat;      /* per-task features the model sees (0 or 1) */
+    double feature; /* feature 0 of every task (mxm: the matrix size) */
+    std::string name;
+} sim_workload;
+
+int sim_workload_make(const sim_config *c, sim_workload *w, char *err, size_t len);
+int sim_replay_load(const char *path, sim_workload *w, char *err, size_t len);
+
+/* ---- tasks, ranks and messages (engine.cpp) ----------------------------------------------- */
+
+enum { T_QUEUED, T_RUNNING, T_OUTGOING, T_SENT, T_DONE };
+enum { C_NONE, C_QUEUED, C_RUNNING, C_DONE, C_CANCELLED };
+
+/* One own task of a phase: everything the engine and the exactly-once check need. */
+typedef struct sim_task {
+    int origin, k;
+    double dur;
+    int prev, next; /* links of the origin's local queue (-1: none) */
+    unsigned char state, copy;
+    bool replicated;
+    int holder;  /* the rank that holds the replica */
+    int runs;    /* executions, the copy's included */
+    int applied; /* results applied at the origin: exactly 1 when the phase ends */
+    double exec_time;
+} sim_task;
+
+enum { M_TASKS, M_RESULT, M_CONTROL };
+/* Engine control ops (tide_control.op from TIDE_LB_OP_ENGINE up), as in runtime/engine/replica.c */
+enum { OP_CANCEL = TIDE_LB_OP_ENGINE, OP_CANCEL_ACK };
+
+typedef struct sim_msg {
+    int kind, src, dest, phase;
+    std::vector<int> tasks; /* M_TASKS: task ids; M_RESULT: the one task */
+    bool copy;              /* replica copies (and their results) */
+    bool channel;           /* it holds its sender's channel to dest until received */
+    double took;            /* M_RESULT: the measured execution time */
+    tide_control ctl;       /* M_CONTROL */
+    double bytes;
+} sim_msg;
+
+/* The per-phase record every rank contributes to the statistics (runtime's tide_rank_record). */
+typedef struct sim_record {
+    double W, L, L_pred, L_unc, task_max, time;
+    double tasks, offloaded, received, cancelled, bytes_sent;
+    int pred_kind; /* stats.cpp: which model or baseline served L_pred, -1 none */
+} sim_record;
+
+struct sim;
+
+typedef struct sim_rank {
+    struct sim *S;
+    int id;
+    sg::Host *host;
+    sg::Mailbox *mbox;
+    sg::MutexPtr mu, cb_lock;
+    sg::ConditionVariablePtr work_cv, comm_cv, send_cv;
+    /* the phase */
+    int phase;
+    bool running, plan_ready;
+    double phase_start, last_done;
+    long phase_tasks;
+    /* queues: own tasks not started (a list through sim_task links), received ones */
+    int head, tail;
+    long nlocal;
+    std::deque<int> remote; /* task ids; copies are told apart by sim_task.holder == id */
+    long nremote;
+    long outstanding, replica_open;
+    bool comm_event; /* something the comm actor waits for happened */
+    long coll_seq;   /* collectives this rank posted */
+    /* the comm thread's polling: its last productive turn, and who waits for its next one */
+    double active_at;
+    bool rx_waiting, coll_waiting;
+    sg::ConditionVariablePtr poll_cv;
+    /* the send loop */
+    std::map<int, std::deque<int>> outgoing;
+    long noutgoing;
+    std::deque<sim_msg *> controls, results;
+    std::vector<unsigned char> busy; /* per destination: a message on its way (sender.cpp) */
+    double inflight;                 /* bytes of those messages */
+    bool send_kick;                  /* work or a free channel for the sender */
+    /* the strategy */
+    std::vector<double> knob;
+    void *state;
+    uint64_t rng;
+    tide_lb_actions actions;
+    /* the load model */
+    tide_model *model;
+    double L_pred, L_unc;
+    int pred_kind;
+    bool task_pred;
+    std::vector<double> pred_times; /* per own task of the phase: the model's weights */
+    /* counters of the phase */
+    double L, task_max, bytes_sent;
+    long n_offloaded, n_received, n_cancelled;
+} sim_rank;
+
+/* The tasks of one phase, rank by rank: rank r's are [off[r], off[r+1]). Two tables
+ * alternate (phase parity): a rank may start phase p+1 while another still finishes phase p,
+ * but none reaches p+2 before every rank has left p (a collective of p+1 lies between). */
+typedef struct sim_table {
+    int phase;
+    std::vector<sim_task> tasks;
+    std::vector<long> off;
+} sim_table;
+
+/* The whole simulation. */
+typedef struct sim {
+    const sim_config *cfg;
+    const sim_workload *wl;
+    const tide_lb_ops *ops;
+    int P, W;
+    std::vector<sim_rank> ranks;
+    sim_table tab[2];
+    std::vector<std::vector<sim_record>> log;               /* [phase][rank] */
+    std::vector<std::map<std::pair<int, int>, long>> moves; /* [phase]: --moves only */
+    double coll_lat, coll_bw;              /* the collective model's parameters (coll.cpp) */
+    double coll_overhead;                  /* seconds every collective costs beyond its messages */
+    double poll_turn, poll_spin, poll_cap; /* the comm thread's polling (poll.cpp) */
+    int ranks_per_host;
+    /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
+     * less than an execution and gives the same times (otherwise executions share cores). */
+    bool exec_sleeps;
+    long violations;     /* exactly-once failures found */
+    char violation[256]; /* the first one */
+} sim;
+
+static inline sim_table *sim_tab(sim *S, int phase)
+{
+    return &S->tab[phase & 1];
+}
+
+void sim_phase_tasks(sim *S, int phase); /* builds the task table of a phase (once) */
+void sim_rank_submit(sim_rank *R);       /* the application thread: own tasks queued */
+sim_task *sim_task_of(sim_rank *R, int tid);
+int sim_local_pop_front(sim_rank *R); /* -1 when empty */
+void sim_local_unlink(sim_rank *R, int tid);
+int sim_pick_task(sim_rank *R, bool *copy); /* a worker's next task, -1 none */
+void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end);
+void sim_receive(sim_rank *R, sim_msg *m);
+long sim_own_open(const sim_rank *R);
+void sim_wake_comm(sim_rank *R);
+void sim_wake_sender(sim_rank *R);
+/* The receiver took m: the channel it held is free again (sender.cpp). */
+void sim_channel_free(sim_rank *R, const sim_msg *m);
+void sim_queue_control(sim_rank *R, int dest, const tide_control *msg);
+int sim_offload(sim_rank *R, int dest, int n);
+int sim_offload_selected(sim_rank *R, const int32_t *dest, long n);
+int sim_replicate(sim_rank *R, int dest, int n);
+/* Exactly once: every own task of the phase applied once and run once (twice at most with
+ * replicas); a violation is counted and the first one described in S->violation. */
+void sim_rank_check(sim_rank *R);
+double sim_slowdown(const sim *S, int rank, int phase);
+
+/* ---- actors (actors.cpp, sender.cpp) ------------------------------------------------------ */
+
+void sim_worker_actor(sim_rank *R);
+void sim_receiver_actor(sim_rank *R);
+void sim_sender_actor(sim_rank *R);
+void sim_comm_actor(sim_rank *R);
+/* The comm actor waits for an event (sim_wake_comm) or the deadline; true on an event. */
+bool sim_wait_event(sim_rank *R, double deadline);
+
+/* ---- the comm thread's polling (poll.cpp) --------------------------------------------------- */
+
+void sim_poll_init(sim *S, const sg::Host *h);
+/* The first turn of R's comm thread at or after time t. */
+double sim_next_poll(const sim_rank *R, double t);
+/* A productive turn now: the back-off starts again. */
+void sim_mark_active(sim_rank *R);
+
+/* ---- the strategy host (lbhost.cpp) ------------------------------------------------------- */
+
+void sim_lb_init(sim_rank *R);
+void sim_lb_phase_begin(sim_rank *R, const tide_rank_status *all);
+void sim_lb_round(sim_rank *R, const tide_rank_status *all);
+void sim_lb_progress(sim_rank *R);
+void sim_lb_control(sim_rank *R, int src, const tide_control *msg);
+
+/* ---- collectives (coll.cpp) --------------------------------------------------------------- */
+
+void sim_coll_init(sim *S);
+void sim_coll_free(void);
+/* Every rank posts the same collectives in the same order: n doubles from this rank (counts[i]
+ * from rank i; counts NULL: n from every rank), gathered in rank order. */
+void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts);
+bool sim_coll_done(const sim_rank *R);
+double sim_coll_deadline(const sim_rank *R); /* completion time, INFINITY while ranks are missing */
+/* The result of the completed collective, valid until this rank posts its second next one. */
+const double *sim_coll_take(sim_rank *R);
+const double *sim_coll_wait(sim_rank *R); /* blocks until done, then takes */
+/* The blocking allgatherv of a strategy's phase_begin (tide_lb_actions.allgatherv). */
+void sim_coll_allgatherv(sim_rank *R, const double *mine, int n, const int *counts, double *out);
+
+/* ---- the load model (predict.cpp) --------------------------------------------------------- */
+
+/* Who served a prediction, as the statistics name it (stats.cpp); -1: no prediction. */
+enum { PK_RANK, PK_TASK, PK_TOOL, PK_PERSISTENCE, PK_MEDIAN, PK_GUARD, PK_EXACT, PK_KINDS };
+
+int sim_predict_init(sim_rank *R, char *err, size_t len);
+void sim_predict_free(sim_rank *R);
+void sim_predict_phase(sim_rank *R);   /* L_pred, L_unc before the phase */
+void sim_predict_observe(sim_rank *R); /* the measured load after it */
+bool sim_predict_task_times(sim_rank *R, double *times, long n);
+
+/* ---- statistics (stats.cpp) --------------------------------------------------------------- */
+
+void sim_record_fill(sim_rank *R, sim_record *rec);
+int sim_stats_write(const sim *S, const char *path, char *err, size_t len);
+int sim_moves_write(const sim *S, const char *path, char *err, size_t len);
+void sim_stats_print_summary(const sim *S, FILE *out);
+
+#endif

@@ -1,0 +1,256 @@
+/* Statistics: the TIDE_STATS document of real runs (docs/stats.md, schema tide-stats/2), so
+ * that scripts/bench and every other reader take a simulated run as it takes a real one. The
+ * phase and summary figures are computed as runtime/engine/stats.c computes them; `config.sim`
+ * adds what only a simulation has (platform, workload, the collective model). */
+#include "sim.h"
+
+#include <cmath>
+#include <cstring>
+
+static const char *const kind_names[PK_KINDS] = {"rank",   "task",  "tool", "persistence",
+                                                 "median", "guard", "exact"};
+
+void sim_record_fill(sim_rank *R, sim_record *rec)
+{
+    *rec = sim_record{};
+    rec->W = R->last_done > 0 ? R->last_done - R->phase_start : 0;
+    rec->L = R->L;
+    rec->L_pred = R->L_pred;
+    rec->L_unc = R->L_pred >= 0 ? R->L_unc : -1;
+    rec->pred_kind = R->L_pred >= 0 ? R->pred_kind : -1;
+    rec->task_max = R->task_max;
+    rec->tasks = (double)R->phase_tasks;
+    rec->offloaded = (double)R->n_offloaded;
+    rec->received = (double)R->n_received;
+    rec->cancelled = (double)R->n_cancelled;
+    rec->bytes_sent = R->bytes_sent;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct phase_figures {
+    double W_max, W_avg, L_total, R_imb, ideal, task_max;
+    double tasks, offloaded, bytes;
+    bool have_pred;
+} phase_figures;
+
+static phase_figures figures(const sim *S, const std::vector<sim_record> &r)
+{
+    phase_figures f = {};
+    f.have_pred = true;
+    for (const sim_record &x : r) {
+        if (x.W > f.W_max) f.W_max = x.W;
+        f.W_avg += x.W / S->P;
+        f.L_total += x.L;
+        f.tasks += x.tasks;
+        f.offloaded += x.offloaded;
+        f.bytes += x.bytes_sent;
+        if (x.task_max > f.task_max) f.task_max = x.task_max;
+        if (x.L_pred < 0) f.have_pred = false;
+    }
+    f.R_imb = f.W_avg > 0 ? f.W_max / f.W_avg - 1 : 0;
+    f.ideal = fmax(f.L_total / ((double)S->P * S->W), f.task_max);
+    return f;
+}
+
+typedef double sim_record::*field;
+
+static void array(FILE *f, const char *name, const std::vector<sim_record> &r, field x,
+                  bool integer)
+{
+    fprintf(f, "\"%s\": [", name);
+    for (size_t i = 0; i < r.size(); i++)
+        fprintf(f, integer ? "%s%.0f" : "%s%.17g", i ? ", " : "", r[i].*x);
+    fprintf(f, "]");
+}
+
+static void predictions(FILE *f, const std::vector<sim_record> &r, bool have)
+{
+    if (!have) {
+        fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"pred_source\": null");
+        return;
+    }
+    array(f, "L_pred", r, &sim_record::L_pred, false);
+    fprintf(f, ", ");
+    array(f, "L_unc", r, &sim_record::L_unc, false);
+    fprintf(f, ", \"pred_source\": [");
+    for (size_t i = 0; i < r.size(); i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "",
+                r[i].pred_kind >= 0 ? kind_names[r[i].pred_kind] : "none");
+    fprintf(f, "]");
+}
+
+static void write_phase(FILE *f, const sim *S, int p)
+{
+    const std::vector<sim_record> &r = S->log[(size_t)p];
+    phase_figures x = figures(S, r);
+    fprintf(f, "%s\n    {\"phase\": %d, \"time\": %.9g, ", p ? "," : "", p, r[0].time);
+    array(f, "W", r, &sim_record::W, false);
+    fprintf(f, ", ");
+    array(f, "L", r, &sim_record::L, false);
+    fprintf(f, ", ");
+    predictions(f, r, x.have_pred);
+    fprintf(f, ",\n     ");
+    array(f, "tasks", r, &sim_record::tasks, true);
+    fprintf(f, ", ");
+    array(f, "offloaded", r, &sim_record::offloaded, true);
+    fprintf(f, ", ");
+    array(f, "received", r, &sim_record::received, true);
+    fprintf(f, ", ");
+    array(f, "cancelled", r, &sim_record::cancelled, true);
+    fprintf(f, ", ");
+    array(f, "bytes_sent", r, &sim_record::bytes_sent, true);
+    fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", x.task_max, x.ideal,
+            x.R_imb);
+}
+
+static void write_config(FILE *f, const sim *S)
+{
+    const sim_config *c = S->cfg;
+    fprintf(f,
+            "  \"config\": {\"lb\": \"%s\", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, "
+            "\"max_inflight\": %llu, \"pack_max\": %llu, \"round_us\": %d, \"seed\": %llu,\n"
+            "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
+            "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
+            "\"pred_guard\": %g, \"pred_spike\": %g, \"version\": \"0.1\",\n",
+            c->lb, sim_offload_name(c->offload), S->P, S->W, (unsigned long long)c->max_inflight,
+            (unsigned long long)c->pack_max, c->round_us, (unsigned long long)c->seed,
+            c->pred_mode == SIM_PRED_EXACT ? "exact" : c->pred.kind, c->pred.window, c->pred.train,
+            c->pred.retrain_err, tide_solver_name(c->pred.solver),
+            c->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->pred.guard, c->pred.spike);
+    fprintf(f, "    \"sim\": {\"platform\": ");
+    json_string(f, c->platform);
+    fprintf(f, ", \"ranks_per_host\": %d, \"workload\": ", S->ranks_per_host);
+    json_string(f, S->wl->name.c_str());
+    fprintf(f,
+            ", \"task_bytes\": %.17g, \"result_bytes\": %.17g, \"coll_latency\": %.9g, "
+            "\"coll_bandwidth\": %.9g, \"coll_overhead\": %.9g}},\n",
+            S->wl->task_bytes, S->wl->result_bytes, S->coll_lat, S->coll_bw, S->coll_overhead);
+    size_t n;
+    const tide_lb_knob *const *k = tide_lb_all_knobs(&n);
+    fprintf(f, "  \"lb_knobs\": {");
+    for (size_t i = 0; i < n && i < SIM_LB_KNOBS_MAX; i++)
+        fprintf(f, "%s\"%s\": %.9g", i ? ", " : "", k[i]->name, c->lb_knob[i]);
+    fprintf(f, "},\n");
+}
+
+typedef struct pred_error {
+    double sq = 0, ape = 0;
+    int n = 0, n_ape = 0;
+    void add(const sim_record &r)
+    {
+        if (r.L_pred < 0) return;
+        double d = r.L_pred - r.L;
+        sq += d * d;
+        n++;
+        if (r.L > 0) ape += fabs(d) / r.L, n_ape++;
+    }
+} pred_error;
+
+static void mean_or_null(FILE *f, double sum, int n)
+{
+    if (n)
+        fprintf(f, "%.9g", sum / n);
+    else
+        fprintf(f, "null");
+}
+
+static void write_rank_errors(FILE *f, const sim *S)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        fprintf(f, pass ? ", \"pred_mse_ranks\": [" : ",\n    \"pred_mape_ranks\": [");
+        for (int i = 0; i < S->P; i++) {
+            pred_error e;
+            for (const auto &r : S->log)
+                e.add(r[(size_t)i]);
+            fprintf(f, "%s", i ? ", " : "");
+            if (pass)
+                mean_or_null(f, e.sq, e.n);
+            else
+                mean_or_null(f, e.ape, e.n_ape);
+        }
+        fprintf(f, "]");
+    }
+}
+
+static void write_summary(FILE *f, const sim *S)
+{
+    double W_par = 0, W_avg = 0, time = 0, ideal = 0, tasks = 0, moved = 0, bytes = 0;
+    pred_error all;
+    long served[PK_KINDS] = {0};
+    for (const auto &r : S->log) {
+        phase_figures x = figures(S, r);
+        W_par += x.W_max, W_avg += x.W_avg, time += r[0].time, ideal += x.ideal;
+        tasks += x.tasks, moved += x.offloaded, bytes += x.bytes;
+        for (const sim_record &rec : r) {
+            all.add(rec);
+            if (rec.pred_kind >= 0) served[rec.pred_kind]++;
+        }
+    }
+    fprintf(f,
+            "\n  ],\n  \"summary\": {\"phases\": %zu, \"W_par\": %.9g, \"W_avg\": %.9g, "
+            "\"R_imb\": %.9g, \"time_total\": %.9g, \"ideal_time\": %.9g, \"tasks\": %.0f, "
+            "\"tasks_offloaded\": %.0f, \"bytes_moved\": %.0f,\n    \"pred_mape\": ",
+            S->log.size(), W_par, W_avg, W_avg > 0 ? W_par / W_avg - 1 : 0, time, ideal, tasks,
+            moved, bytes);
+    mean_or_null(f, all.ape, all.n_ape);
+    fprintf(f, ", \"pred_mse\": ");
+    mean_or_null(f, all.sq, all.n);
+    write_rank_errors(f, S);
+    fprintf(f, ",\n    \"pred_sources\": {");
+    for (int k = 0; k < PK_KINDS; k++)
+        fprintf(f, "%s\"%s\": %ld", k ? ", " : "", kind_names[k], served[k]);
+    fprintf(f, "}}\n}\n");
+}
+
+int sim_stats_write(const sim *S, const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return snprintf(err, len, "TIDE_STATS='%s' cannot be written", path), -1;
+    fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n");
+    write_config(f, S);
+    fprintf(f, "  \"phases\": [");
+    for (size_t p = 0; p < S->log.size(); p++)
+        write_phase(f, S, (int)p);
+    write_summary(f, S);
+    if (fclose(f) != 0) return snprintf(err, len, "TIDE_STATS='%s': write failed", path), -1;
+    return 0;
+}
+
+void sim_stats_print_summary(const sim *S, FILE *out)
+{
+    double W_par = 0, W_avg = 0, time = 0, ideal = 0, tasks = 0, moved = 0, bytes = 0;
+    for (const auto &r : S->log) {
+        phase_figures x = figures(S, r);
+        W_par += x.W_max, W_avg += x.W_avg, time += r[0].time, ideal += x.ideal;
+        tasks += x.tasks, moved += x.offloaded, bytes += x.bytes;
+    }
+    fprintf(out,
+            "tide-sim: %d ranks x %d workers, lb=%s, %zu phases: time %.3f s (ideal %.3f s), "
+            "R_imb %.3f, %.0f of %.0f tasks offloaded, %.1f MiB moved\n",
+            S->P, S->W, S->cfg->lb, S->log.size(), time, ideal, W_avg > 0 ? W_par / W_avg - 1 : 0,
+            moved, tasks, bytes / (1 << 20));
+}
+
+int sim_moves_write(const sim *S, const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return snprintf(err, len, "--moves '%.900s' cannot be written", path), -1;
+    for (size_t p = 0; p < S->moves.size(); p++)
+        for (const auto &m : S->moves[p])
+            fprintf(f, "%zu %d %d %ld\n", p, m.first.first, m.first.second, m.second);
+    if (fclose(f) != 0) return snprintf(err, len, "--moves '%.900s': write failed", path), -1;
+    return 0;
+}
