@@ -2,6 +2,7 @@
  * (runtime/engine/config.c), then the simulator's own options. Both are rows of tables; one loop
  * parses each. A bad value stops the run with one line naming it (exit 2). */
 #include "sim.h"
+#include "tide_global.h"
 
 #include <cctype>
 #include <cerrno>
@@ -42,6 +43,8 @@ const char sim_usage[] =
     "  --lb NAME  --offload rr|packed  --seed S  --round-us US  --stats FILE\n"
     "                        the same as TIDE_LB, TIDE_OFFLOAD, TIDE_SEED, TIDE_ROUND_US, "
     "TIDE_STATS\n"
+    "  --global NAME         one rescheduling round of the tasks as persistent objects under\n"
+    "                        TIDE_GLOBAL_LB=NAME (greedy, refine, packdrop, ...), timed\n"
     "  --moves FILE          write \"phase from to count\" of every offload (tests)\n"
     "  --quiet               no summary line\n"
     "SimGrid's own options (--cfg=..., --log=...) pass through. Exit codes: 0 ok, 2 bad options,\n"
@@ -144,7 +147,8 @@ typedef enum {
     K_TASKS, /* --tasks a,b,... */
     K_SLOW,  /* --slow R:F,... */
     K_NOISE, /* --jitter, --disturb P:F */
-    K_ALIAS  /* an option for a TIDE_* knob (choices[0] names it) */
+    K_ALIAS, /* an option for a TIDE_* knob (choices[0] names it) */
+    K_GLOBAL /* TIDE_GLOBAL_LB: a strategy of strategies/global */
 } knob_kind;
 
 typedef struct knob_row {
@@ -170,6 +174,9 @@ static const knob_row knobs[] = {
     {"TIDE_SEED", K_INT, AT(seed), 0, 2147483647.0, nullptr},
     {"TIDE_STATS", K_TEXT, AT(stats), 0, 0, nullptr},
     {"TIDE_QUIET", K_INT, AT(quiet), 0, 1, nullptr},
+    {"TIDE_GLOBAL_LB", K_GLOBAL, AT(global_lb), 0, 0, nullptr},
+    {"TIDE_PACKDROP_TOLERANCE", K_DOUBLE, AT(packdrop_tolerance), 0, 10, nullptr},
+    {"TIDE_GOSSIP_FANOUT", K_INT, AT(gossip_fanout), 1, 1024, nullptr},
     {"TIDE_POLL_SPIN", K_INT, AT(poll_spin), 0, 100000000, nullptr},
     {"TIDE_COMM_CPU", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_VERBOSE", K_IGNORED, 0, 0, 0, nullptr},
@@ -198,6 +205,17 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
         return parse_choice(k->name, v, k->choices, (int *)base, err, len);
     case K_TEXT:
         return parse_text(k->name, v, base, 1024, err, len);
+    case K_GLOBAL: {
+        if (tide_global_find(v)) return snprintf(c->global_lb, sizeof c->global_lb, "%s", v), 0;
+        size_t n;
+        const tide_global_strategy *all = tide_global_strategies(&n);
+        char allowed[192] = "one of";
+        for (size_t i = 0; i < n; i++) {
+            strncat(allowed, i ? ", " : " ", sizeof allowed - strlen(allowed) - 1);
+            strncat(allowed, all[i].name, sizeof allowed - strlen(allowed) - 1);
+        }
+        return bad(err, len, k->name, v, allowed);
+    }
     case K_NOISE:
         if (noise_event_parse(v, (noise_event *)base) == 0) return 0;
         return bad(err, len, k->name, v, "P:F with P in [0, 1] and F in [1, 1000]");
@@ -266,6 +284,10 @@ static void defaults(sim_config *c)
     c->result_bytes = 720000;
     c->feature = 300;
     c->noise = noise_spec_default();
+    tide_global_params gp;
+    tide_global_params_default(&gp);
+    c->packdrop_tolerance = gp.packdrop_tolerance;
+    c->gossip_fanout = gp.gossip_fanout;
     snprintf(c->lb, sizeof c->lb, "none");
     c->offload = SIM_OFFLOAD_PACKED;
     c->max_inflight = 64ull << 20;
@@ -339,7 +361,8 @@ static const char *const knob_lb[] = {"TIDE_LB"}, *const knob_offload[] = {"TIDE
                          *const knob_seed[] = {"TIDE_SEED"},
                          *const knob_round[] = {"TIDE_ROUND_US"},
                          *const knob_stats[] = {"TIDE_STATS"},
-                         *const knob_threads[] = {"TIDE_THREADS"};
+                         *const knob_threads[] = {"TIDE_THREADS"},
+                         *const knob_global[] = {"TIDE_GLOBAL_LB"};
 
 /* The command line's options with a value (docs/sim.md, "Configuration"). */
 static const knob_row options[] = {
@@ -367,6 +390,7 @@ static const knob_row options[] = {
     {"--round-us", K_ALIAS, 0, 0, 0, knob_round},
     {"--stats", K_ALIAS, 0, 0, 0, knob_stats},
     {"--threads", K_ALIAS, 0, 0, 0, knob_threads},
+    {"--global", K_ALIAS, 0, 0, 0, knob_global},
 };
 
 static int set_option(sim_config *c, const char *o, const char *v, char *err, size_t len)

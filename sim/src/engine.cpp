@@ -32,8 +32,8 @@ void sim_phase_tasks(sim *S, int phase)
             sim_task *t = &tb->tasks[(size_t)i];
             t->origin = r;
             t->k = (int)(i - tb->off[(size_t)r]);
-            t->dur = S->wl->dur[(size_t)phase][(size_t)r] *
-                     noise_factor(&S->cfg->noise, phase, r, t->k);
+            t->dur =
+                S->wl->dur[(size_t)phase][(size_t)r] * noise_factor(&S->cfg->noise, phase, r, t->k);
             t->prev = t->next = t->holder = -1;
         }
 }

@@ -152,13 +152,21 @@ static int run(sim *S, std::vector<char *> *sgargs, char *err, size_t len)
     e.load_platform(cfg.platform);
     if (place_ranks(S, &e, err, len)) return 2;
     sim_coll_init(S);
-    sim_poll_init(S, S->ranks[0].host);
-    start_actors(S);
-    e.run();
+    int rc = 0;
+    if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) {
+        std::vector<sg::Host *> hosts;
+        for (const sim_rank &R : S->ranks)
+            hosts.push_back(R.host);
+        rc = sim_global_run(&cfg, S->wl, hosts, 1, S->coll_lat, S->coll_bw, err, len);
+    } else {
+        sim_poll_init(S, S->ranks[0].host);
+        start_actors(S);
+        e.run();
+    }
     sim_coll_free();
     for (sim_rank &R : S->ranks)
         rank_free(&R);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -180,6 +188,7 @@ int main(int argc, char **argv)
     if (cfg.moves[0]) S.moves.resize((size_t)wl.phases);
     int rc = run(&S, &sgargs, err, sizeof err);
     if (rc) return die(rc, err);
+    if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) return 0; /* reported there */
     if (S.violations) {
         snprintf(err, sizeof err, "%ld exactly-once violations; the first: %s", S.violations,
                  S.violation);

@@ -64,6 +64,9 @@ typedef struct sim_config {
     uint64_t max_inflight, pack_max, seed;
     double lb_knob[SIM_LB_KNOBS_MAX]; /* in tide_lb_all_knobs() order */
     tide_model_params pred;
+    char global_lb[32];        /* TIDE_GLOBAL_LB: one rescheduling round instead of phases */
+    double packdrop_tolerance; /* TIDE_PACKDROP_TOLERANCE */
+    int gossip_fanout;         /* TIDE_GOSSIP_FANOUT */
     char stats[1024];
     char moves[1024]; /* --moves: "phase from to count" of every offload, for tests */
     int quiet, help;
@@ -245,6 +248,14 @@ void sim_sender_actor(sim_rank *R);
 void sim_comm_actor(sim_rank *R);
 /* The comm actor waits for an event (sim_wake_comm) or the deadline; true on an event. */
 bool sim_wait_event(sim_rank *R, double deadline);
+
+/* ---- global rescheduling (global.cpp) ---------------------------------------------------- */
+
+/* One rescheduling round of the workload's first-phase tasks as persistent objects under
+ * cfg->global_lb; prints and writes (TIDE_STATS) its times. Returns 0 or an exit code. */
+int sim_global_run(const sim_config *c, const sim_workload *wl,
+                   const std::vector<sg::Host *> &hosts, int ranks_per_host, double lat, double bw,
+                   char *err, size_t len);
 
 /* ---- the comm thread's polling (poll.cpp) --------------------------------------------------- */
 

@@ -1,0 +1,446 @@
+/* One global rescheduling round of persistent objects (TIDE_GLOBAL_LB) over simulated ranks,
+ * timed: how long P ranks take to agree on a new mapping, and to move the objects.
+ *
+ * Centralized strategies do what runtime/src/objects_lb.c does: every rank allgathers every
+ * object's load and runs the same pure core (strategies/global), whose measured CPU time is the
+ * simulated compute time. PackDrop does what runtime/src/objects_dlb.c does, message by message:
+ * two sums (allreduce), batch assembly on overloaded ranks, push gossip of the underloaded ranks
+ * in rounds (a sparse exchange: synchronous sends, then a barrier, as MPI's NBX; then a
+ * one-integer allreduce that detects quiescence), then handshake rounds (proposals, answers), the
+ * objects to their new owners, and an allgather of the moves. Both use the pure per-rank steps
+ * (tide_packdrop_*, tide_gossip_peers) with the runtime's per-rank seeds. One actor per rank. */
+#include "sim.h"
+
+#include <cmath>
+#include <cstring>
+#include <ctime>
+
+#include "tide_global.h"
+
+namespace
+{
+
+enum { T_GOSSIP, T_PROPOSE, T_REPLY, T_MIGRATE, NTAGS };
+
+struct gossip_entry {
+    int64_t rank;
+    double load;
+};
+struct proposal {
+    int64_t handle;
+    double load;
+};
+
+/* A protocol message: entries of one of the kinds above, or a count of migrating objects. */
+struct gmsg {
+    int src;
+    std::vector<gossip_entry> gossip;
+    std::vector<proposal> props;
+    std::vector<unsigned char> answers;
+    int64_t objects;
+};
+
+struct gsim;
+
+struct grank {
+    gsim *G;
+    int id;
+    sg::Host *host;
+    sg::Mailbox *mb[NTAGS];
+    std::vector<double> w;     /* this rank's objects' loads */
+    std::vector<int32_t> dest; /* their new owners */
+    double load;
+    uint64_t rng;
+    std::vector<double> heard; /* gossip: announced load per rank, NAN if not heard of */
+    std::vector<int32_t> known;
+    bool learned;
+    std::map<int, gmsg *> out; /* the current exchange's messages, by destination */
+};
+
+struct gsim {
+    const sim_config *cfg;
+    const tide_global_strategy *st;
+    tide_global_params prm;
+    int P;
+    std::vector<grank> r;
+    sg::BarrierPtr barrier;
+    std::vector<double> sums; /* a reduction's inputs, one slot per rank */
+    double lat, bw;
+    tide_packdrop_globals g;
+    std::vector<int32_t> central; /* the centralized mapping, all objects in rank order */
+    double t_cpu;                 /* its measured compute time */
+    long gossip_rounds, handshake_rounds, messages, proposals, refused, unplaced, moved;
+    double t_decided, t_done;
+};
+
+double now()
+{
+    return sg::Engine::get_clock();
+}
+
+/* A collective of `bytes` per rank: every rank waits for all, then for a recursive-doubling
+ * allgather's time (the model of coll.cpp). */
+void collective(grank *R, double bytes)
+{
+    gsim *G = R->G;
+    G->barrier->wait();
+    int steps = 0;
+    while ((1L << steps) < G->P)
+        steps++;
+    if (G->P > 1) sg::this_actor::sleep_for(steps * G->lat + bytes * (G->P - 1) / G->bw);
+}
+
+/* The sum over all ranks of x (allreduce). */
+double allreduce(grank *R, double x)
+{
+    gsim *G = R->G;
+    G->sums[(size_t)R->id] = x;
+    collective(R, 8);
+    double s = 0;
+    for (double v : G->sums)
+        s += v;
+    G->barrier->wait(); /* nobody writes the slots again before everyone has read them */
+    return s;
+}
+
+/* The sparse exchange: every message of R->out leaves; whatever reaches this rank on `tag` is
+ * returned in arrival order once every rank's messages arrived. */
+std::vector<gmsg *> exchange(grank *R, int tag, double bytes_each)
+{
+    std::vector<sg::CommPtr> sends;
+    for (auto &o : R->out) {
+        double bytes = 32 + bytes_each * (double)(o.second->gossip.size() + o.second->props.size());
+        bytes += (double)R->G->cfg->task_bytes * (double)o.second->objects;
+        sends.push_back(R->G->r[(size_t)o.first].mb[tag]->put_async(o.second, (uint64_t)bytes));
+        R->G->messages++;
+    }
+    R->out.clear();
+    sg::Comm::wait_all(sends);
+    collective(R, 0); /* NBX's barrier: every rank's sends arrived */
+    std::vector<gmsg *> in;
+    while (R->mb[tag]->ready())
+        in.push_back(R->mb[tag]->get<gmsg>());
+    return in;
+}
+
+gmsg *out_to(grank *R, int dest)
+{
+    gmsg *&m = R->out[dest];
+    if (!m) m = new gmsg{R->id, {}, {}, {}, 0};
+    return m;
+}
+
+void hear(grank *R, int64_t rank, double load)
+{
+    if (!std::isnan(R->heard[(size_t)rank])) return;
+    R->heard[(size_t)rank] = load;
+    R->known.push_back((int32_t)rank);
+    R->learned = true;
+}
+
+void gossip(grank *R, bool announce)
+{
+    gsim *G = R->G;
+    R->heard.assign((size_t)G->P, NAN);
+    R->known.clear();
+    if (announce) hear(R, R->id, R->load);
+    bool fresh = announce;
+    std::vector<int32_t> peers((size_t)G->prm.gossip_fanout + 1);
+    while (allreduce(R, fresh) > 0) {
+        if (R->id == 0) G->gossip_rounds++;
+        if (fresh) {
+            int32_t n = tide_gossip_peers(G->P, R->id, G->prm.gossip_fanout, &R->rng, peers.data());
+            for (int32_t p = 0; p < n; p++)
+                for (int32_t k : R->known)
+                    out_to(R, peers[(size_t)p])->gossip.push_back({k, R->heard[(size_t)k]});
+        }
+        R->learned = false;
+        for (gmsg *m : exchange(R, T_GOSSIP, sizeof(gossip_entry))) {
+            for (const gossip_entry &e : m->gossip)
+                hear(R, e.rank, e.load);
+            delete m;
+        }
+        fresh = R->learned;
+    }
+}
+
+struct batch {
+    double load;
+    int32_t target;
+    int64_t tries, start, stride;
+};
+
+int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Proposals out, answers back (objects_dlb.c, handshake): each receiver decides from its own
+ * load alone; each proposer hears its targets' answers. */
+void handshake(grank *R, std::vector<batch> *B, std::vector<int64_t> *pending, int64_t m)
+{
+    gsim *G = R->G;
+    std::map<int, std::vector<int64_t>> asked; /* my proposals by target, in order */
+    for (auto &o : R->out)
+        for (const proposal &p : o.second->props)
+            asked[o.first].push_back(p.handle);
+    std::vector<sg::CommPtr> replies;
+    for (gmsg *in : exchange(R, T_PROPOSE, sizeof(proposal))) {
+        gmsg *a = new gmsg{R->id, {}, {}, {}, 0};
+        for (const proposal &p : in->props) {
+            bool ok = tide_packdrop_accept(R->load, p.load, &G->g);
+            if (ok) R->load += p.load;
+            a->answers.push_back(ok);
+        }
+        replies.push_back(G->r[(size_t)in->src].mb[T_REPLY]->put_async(a, 32 + a->answers.size()));
+        G->messages++;
+        delete in;
+    }
+    std::map<int, gmsg *> answers;
+    while (answers.size() < asked.size()) {
+        gmsg *a = R->mb[T_REPLY]->get<gmsg>();
+        answers[a->src] = a;
+    }
+    for (auto &t : asked) {
+        gmsg *a = answers[t.first];
+        for (size_t i = 0; i < t.second.size(); i++) {
+            batch &b = (*B)[(size_t)t.second[i]];
+            if (a->answers[i]) {
+                b.target = t.first;
+                R->load -= b.load;
+            } else if (G->refused++, b.tries < m) {
+                pending->push_back(t.second[i]);
+            } else {
+                G->unplaced++;
+            }
+        }
+        delete a;
+    }
+    sg::Comm::wait_all(replies);
+}
+
+/* BatchSend: each batch to its next known target, round by round, until every batch is placed
+ * or refused by all. */
+void send_batches(grank *R, std::vector<batch> *B, const std::vector<int32_t> &targets)
+{
+    gsim *G = R->G;
+    int64_t m = (int64_t)targets.size();
+    std::vector<int64_t> pending;
+    for (size_t b = 0; b < B->size(); b++) {
+        batch &x = (*B)[b];
+        if (m == 0) {
+            G->unplaced++;
+            continue;
+        }
+        x.start = (int64_t)tide_global_rand_below(&R->rng, (uint64_t)m);
+        x.stride = 1 + (int64_t)tide_global_rand_below(&R->rng, (uint64_t)m);
+        while (gcd64(x.stride, m) != 1)
+            x.stride = x.stride % m + 1;
+        pending.push_back((int64_t)b);
+    }
+    while (allreduce(R, (double)pending.size()) > 0) {
+        if (R->id == 0) G->handshake_rounds++;
+        std::vector<int64_t> round;
+        round.swap(pending);
+        for (int64_t h : round) {
+            batch &x = (*B)[(size_t)h];
+            int32_t t = targets[(size_t)((x.start + x.tries * x.stride) % m)];
+            x.tries++;
+            G->proposals++;
+            out_to(R, t)->props.push_back({h, x.load});
+        }
+        handshake(R, B, &pending, m);
+    }
+}
+
+void packdrop(grank *R)
+{
+    gsim *G = R->G;
+    int64_t k = (int64_t)R->w.size();
+    double total = allreduce(R, R->load), ttc = allreduce(R, (double)k);
+    if (ttc < 1 || tide_packdrop_globals_make(G->P, total, (int64_t)ttc, G->prm.packdrop_tolerance,
+                                              &G->g) != TIDE_PLAN_OK)
+        return;
+    std::vector<int32_t> batch_of((size_t)k + 1, -1);
+    std::vector<double> bload((size_t)k + 1);
+    int64_t nb = 0;
+    if (R->load > G->g.ub)
+        tide_packdrop_assemble(k, R->w.data(), 0.0, &G->g, batch_of.data(), &nb, bload.data());
+    if (allreduce(R, (double)nb) == 0) return;
+    gossip(R, R->load < G->g.avg);
+    std::vector<int32_t> targets;
+    for (int32_t t : R->known)
+        if (t != R->id) targets.push_back(t);
+    std::vector<batch> B((size_t)nb);
+    for (int64_t b = 0; b < nb; b++)
+        B[(size_t)b] = batch{bload[(size_t)b], -1, 0, 0, 0};
+    send_batches(R, &B, targets);
+    for (int64_t i = 0; i < k; i++)
+        if (batch_of[(size_t)i] >= 0 && B[(size_t)batch_of[(size_t)i]].target >= 0)
+            R->dest[(size_t)i] = B[(size_t)batch_of[(size_t)i]].target;
+}
+
+/* Every rank gathers all loads and computes the same mapping: computed once here, its CPU time
+ * charged to every rank. */
+void centralized(grank *R, const std::vector<long> &off)
+{
+    gsim *G = R->G;
+    collective(R, 16.0 * (double)R->w.size()); /* each object's id and load */
+    if (R->id == 0) {
+        std::vector<double> load;
+        std::vector<int32_t> owner;
+        for (const grank &x : G->r)
+            for (double v : x.w)
+                load.push_back(v), owner.push_back(x.id);
+        G->central.assign(load.size() + 1, 0);
+        tide_global_input in = {G->P,        (int64_t)load.size(),
+                                load.data(), owner.data(),
+                                nullptr,     nullptr,
+                                nullptr,     nullptr,
+                                nullptr};
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        G->st->plan(&in, &G->prm, G->central.data());
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        G->t_cpu = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    }
+    G->barrier->wait();
+    sg::this_actor::sleep_for(G->t_cpu);
+    for (size_t i = 0; i < R->w.size(); i++)
+        R->dest[i] = G->central[(size_t)off[(size_t)R->id] + i];
+}
+
+/* The objects to their new owners (one message per pair), then the moves' allgather. */
+void migrate(grank *R, bool gather_moves)
+{
+    int64_t moved = 0;
+    for (size_t i = 0; i < R->dest.size(); i++)
+        if (R->dest[i] != R->id) out_to(R, R->dest[i])->objects++, moved++;
+    R->G->moved += moved;
+    for (gmsg *m : exchange(R, T_MIGRATE, 0))
+        delete m;
+    if (gather_moves) collective(R, 12.0 * (double)moved);
+}
+
+void rank_actor(grank *R, const std::vector<long> *off)
+{
+    gsim *G = R->G;
+    G->barrier->wait();
+    double t0 = now();
+    if (G->st->protocol == TIDE_GLOBAL_PROTO_PACKDROP)
+        packdrop(R);
+    else
+        centralized(R, *off);
+    G->barrier->wait();
+    if (R->id == 0) G->t_decided = now() - t0;
+    migrate(R, G->st->protocol == TIDE_GLOBAL_PROTO_PACKDROP);
+    G->barrier->wait();
+    if (R->id == 0) G->t_done = now() - t0;
+}
+
+} // namespace
+
+/* The objects: rank r's tasks of the workload's first phase, with their times as loads. */
+static std::vector<long> make_objects(gsim *G, const sim_workload *wl)
+{
+    std::vector<long> off((size_t)G->P + 1, 0);
+    for (int r = 0; r < G->P; r++) {
+        grank *R = &G->r[(size_t)r];
+        int n = wl->ntasks[0][(size_t)r];
+        for (int k = 0; k < n; k++)
+            R->w.push_back(wl->dur[0][(size_t)r] * noise_factor(&G->cfg->noise, 0, r, k));
+        R->dest.assign((size_t)n, r);
+        R->load = 0;
+        for (double v : R->w)
+            R->load += v;
+        off[(size_t)r + 1] = off[(size_t)r] + n;
+    }
+    return off;
+}
+
+static void summarize(const gsim *G, FILE *f, bool json)
+{
+    std::vector<double> load, after((size_t)G->P, 0.0);
+    std::vector<int32_t> owner, dest;
+    for (const grank &R : G->r)
+        for (size_t i = 0; i < R.w.size(); i++)
+            load.push_back(R.w[i]), owner.push_back(R.id), dest.push_back(R.dest[i]);
+    tide_global_input in = {
+        G->P,   (int64_t)load.size(), load.data(), owner.data(), nullptr, nullptr, nullptr, nullptr,
+        nullptr};
+    tide_global_summary s = {};
+    tide_global_summarize(&in, dest.data(), &s);
+    const char *fmt =
+        json ? "{\n  \"schema\": \"tide-sim-global/1\",\n  \"strategy\": \"%s\", \"ranks\": %d, "
+               "\"objects\": %zu,\n  \"decision_time\": %.9g, \"total_time\": %.9g, "
+               "\"compute_cpu\": %.9g,\n  \"max_before\": %.9g, \"max_after\": %.9g, "
+               "\"avg\": %.9g, \"moved\": %ld,\n  \"messages\": %ld, \"gossip_rounds\": %ld, "
+               "\"handshake_rounds\": %ld, \"proposals\": %ld, \"refused\": %ld, "
+               "\"unplaced\": %ld\n}\n"
+             : "tide-sim: global %s, %d ranks, %zu objects: decided in %.6f s, moved in %.6f s "
+               "(compute %.6f s); max/avg %.3f -> %.3f, %ld moved, %ld messages, %ld gossip and "
+               "%ld handshake rounds, %ld proposals, %ld refused, %ld unplaced\n";
+    if (json)
+        fprintf(f, fmt, G->st->name, G->P, load.size(), G->t_decided, G->t_done, G->t_cpu,
+                s.max_before, s.max_after, s.avg, G->moved, G->messages, G->gossip_rounds,
+                G->handshake_rounds, G->proposals, G->refused, G->unplaced);
+    else
+        fprintf(f, fmt, G->st->name, G->P, load.size(), G->t_decided, G->t_done - G->t_decided,
+                G->t_cpu, s.avg > 0 ? s.max_before / s.avg : 0, s.avg > 0 ? s.max_after / s.avg : 0,
+                G->moved, G->messages, G->gossip_rounds, G->handshake_rounds, G->proposals,
+                G->refused, G->unplaced);
+}
+
+int sim_global_run(const sim_config *c, const sim_workload *wl,
+                   const std::vector<sg::Host *> &hosts, int ranks_per_host, double lat, double bw,
+                   char *err, size_t len)
+{
+    gsim G = {};
+    G.cfg = c;
+    G.st = tide_global_find(c->global_lb);
+    if (G.st->protocol == TIDE_GLOBAL_PROTO_DISTRIBUTED)
+        return snprintf(err, len, "TIDE_GLOBAL_LB=distributed is not simulated yet"), 2;
+    tide_global_params_default(&G.prm);
+    G.prm.seed = c->seed;
+    G.prm.packdrop_tolerance = c->packdrop_tolerance;
+    G.prm.gossip_fanout = c->gossip_fanout;
+    G.P = wl->ranks;
+    G.lat = lat;
+    G.bw = bw;
+    G.barrier = sg::Barrier::create((unsigned)G.P);
+    G.sums.assign((size_t)G.P, 0.0);
+    G.r.resize((size_t)G.P);
+    for (int r = 0; r < G.P; r++) {
+        grank *R = &G.r[(size_t)r];
+        R->G = &G;
+        R->id = r;
+        R->host = hosts[(size_t)(r / ranks_per_host)];
+        R->rng = tide_global_rank_seed(c->seed, r);
+        for (int t = 0; t < NTAGS; t++)
+            R->mb[t] = sg::Mailbox::by_name("g" + std::to_string(t) + "-" + std::to_string(r));
+    }
+    std::vector<long> off = make_objects(&G, wl);
+    for (grank &R : G.r) {
+        sg::ActorPtr a =
+            sg::Actor::create("global-" + std::to_string(R.id), R.host, rank_actor, &R, &off);
+        for (sg::Mailbox *m : R.mb)
+            m->set_receiver(a);
+    }
+    sg::Engine::get_instance()->run();
+    for (grank &R : G.r)
+        for (sg::Mailbox *m : R.mb)
+            m->set_receiver(nullptr);
+    if (!c->quiet) summarize(&G, stdout, false);
+    if (c->stats[0]) {
+        FILE *f = fopen(c->stats, "w");
+        if (!f) return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->stats), 2;
+        summarize(&G, f, true);
+        if (fclose(f)) return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->stats), 2;
+    }
+    return 0;
+}
