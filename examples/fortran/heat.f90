@@ -112,6 +112,7 @@ program heat
                 " rank-steps differ; total heat", heat_sum, " against", ref_sum
         end if
     end if
+    deallocate (u, unew, r, rnew, nsub)
     call check(tide_finalize(), "tide_finalize")
     if (total_mismatches /= 0) error stop 1
 
