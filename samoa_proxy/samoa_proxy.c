@@ -77,7 +77,7 @@ static void calibrate(int coast_work, double *cost_s)
     double *state = malloc((size_t)g.ncells * SAMOA_NSTATE * sizeof *state);
     double *out = malloc((size_t)g.ncells * 3 * sizeof *out);
     samoa_scenario_init(&g, &l, 0, g.ncells, state);
-    samoa_swe_params p = {l.g, 1e-5, g.area, 1e-10, coast_work};
+    samoa_swe_params p = {l.g, 1e-5, 1e-10, coast_work};
     for (int cls = 0; cls < SAMOA_NCLASSES; cls++) {
         for (int64_t c = 0; c < g.ncells; c++) {
             double *st = state + SAMOA_NSTATE * c;
@@ -367,7 +367,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     samoa_sums s0 = samoa_scenario_sums(&g, &lake, 0, first, count, state), s0all;
     MPI_Allreduce(&s0, &s0all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    base.swe = (samoa_swe_params){lake.g, 0, g.area, 1e-10, o.coast_work};
+    base.swe = (samoa_swe_params){lake.g, 0, 1e-10, o.coast_work};
 
     double t = 0;
     int64_t classes[SAMOA_NCLASSES] = {0};
