@@ -259,6 +259,7 @@ int64_t samoa_mesh_coarsen(samoa_mesh *m, const int8_t *mark, int8_t *marks_out,
     int8_t *merge = malloc((size_t)m->n + 1);
     int64_t count = merge ? pick_merges(m, mark, p->min_level, merge) : -1;
     samoa_mesh out;
+    if (count == 0 && marks_out) memcpy(marks_out, mark, (size_t)m->n);
     if (count <= 0 || mesh_alloc(&out, m->n - count, m->half) != 0) {
         free(merge);
         return count <= 0 ? count : -1;

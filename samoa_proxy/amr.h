@@ -45,15 +45,19 @@ int64_t samoa_mesh_refine(samoa_mesh *m, const int8_t *mark, const samoa_amr_par
 
 /* Merges sibling pairs whose leaves both have mark[i] < 0, above min_level, where conformity
  * allows (every leaf around the pair's newest vertex is a marked child of a pair being merged).
- * The parent gets the children's mean (h, hu, hv): mass is conserved. One level per call. If
- * mark is writable (marks != NULL) it is compacted alongside, a parent getting 0. Returns the
- * number of merges, or -1 when out of memory (the mesh is unchanged then). */
+ * The parent gets the children's mean (h, hu, hv): mass is conserved. One level per call.
+ * marks_out, when not NULL, receives the marks of the new leaves (0 for a merged parent).
+ * Returns the number of merges, or -1 when out of memory (the mesh is unchanged then). */
 int64_t samoa_mesh_coarsen(samoa_mesh *m, const int8_t *mark, int8_t *marks_out,
                            const samoa_amr_params *p);
 
 /* 1 when no leaf has a hanging node: every edge is shared by exactly two leaves or lies on the
  * square's boundary. */
 int samoa_mesh_conforming(const samoa_mesh *m);
+
+/* The free-surface slope |d(h + b)| / distance between wet neighbours above which the proxy
+ * refines (Thacker's lake has 0.1 everywhere: it refines only at its shore). */
+#define SAMOA_REFINE_SLOPE 0.2
 
 /* The refinement criterion (docs/samoa_proxy.md): +1 for a leaf within `buffer` neighbour layers
  * of the wet/dry front or of a free-surface slope above `slope` between wet neighbours, -1 for

@@ -9,8 +9,11 @@
 typedef enum samoa_kernel { SAMOA_KERNEL_COMPUTE, SAMOA_KERNEL_SLEEP } samoa_kernel;
 
 typedef struct samoa_options {
-    int depth;    /* grid: 2 * 2^depth cells */
-    int sections; /* per rank: tasks per rank and step */
+    int depth;       /* grid: 2 * 2^depth cells; with adaptation, the maximum depth */
+    int min_depth;   /* adaptation coarsens down to it; == depth: a uniform grid, no adaptation */
+    int adapt_every; /* adapt the mesh every K steps */
+    int repartition_every; /* repartition the curve every R adaptations; 0: never */
+    int sections;          /* per rank: tasks per rank and step */
     int steps;
     samoa_kernel kernel;
     const char *vtk_dir; /* NULL: no VTK output */
