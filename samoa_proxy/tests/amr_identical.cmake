@@ -1,0 +1,50 @@
+# The adaptive proxy's final state must not depend on the partition or on where sections ran:
+# a 1-rank run without balancing is the reference; on NP ranks every TIDE_LB mode (proact with
+# both offload kinds, random offloading every task) must print its checksum. The sleep kernel's
+# per-class costs make the ranks' loads differ, so the strategies move tasks; at least one mode
+# besides random must have offloaded some.
+# Usage: cmake -DMPIEXEC=... -DPROXY=... -DNP=n -DSTATS=file.json -P amr_identical.cmake
+set(args --depth 10 --min-depth 5 --sections-per-rank 4 --steps 16 --adapt-every 4
+  --repartition-every 3 --kernel sleep --cost-us 5,40,160 --verify)
+set(runs "1,none,packed" "${NP},none,packed" "${NP},ws,packed" "${NP},react,packed"
+  "${NP},rep,packed" "${NP},react_rep,packed" "${NP},proact,rr" "${NP},proact,packed"
+  "${NP},proact_react,packed" "${NP},random,packed")
+set(ENV{TIDE_THREADS} 1)
+set(ENV{TIDE_STATS} ${STATS})
+set(ENV{TIDE_RANDOM_FRACTION} 1)
+set(ref "")
+set(moved_by_strategies 0)
+foreach(run IN LISTS runs)
+  string(REPLACE "," ";" fields "${run}")
+  list(GET fields 0 np)
+  list(GET fields 1 lb)
+  list(GET fields 2 offload)
+  set(ENV{TIDE_LB} ${lb})
+  set(ENV{TIDE_OFFLOAD} ${offload})
+  execute_process(COMMAND ${MPIEXEC} -n ${np} ${PROXY} ${args} RESULT_VARIABLE rc
+    OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "verified")
+    message(FATAL_ERROR "run ${np} ranks TIDE_LB=${lb} failed (${rc}):\n${out}\n${err}")
+  endif()
+  string(REGEX MATCH "checksum ([0-9a-f]+)" m "${out}")
+  set(sum ${CMAKE_MATCH_1})
+  file(READ ${STATS} stats)
+  string(JSON moved GET "${stats}" summary tasks_offloaded)
+  string(JSON tasks GET "${stats}" summary tasks)
+  message(STATUS "${np} ranks TIDE_LB=${lb} TIDE_OFFLOAD=${offload}: checksum ${sum}, "
+    "${moved} of ${tasks} tasks offloaded")
+  if(lb STREQUAL "random" AND NOT moved EQUAL tasks)
+    message(FATAL_ERROR "TIDE_LB=random with fraction 1 offloaded ${moved} of ${tasks} tasks")
+  endif()
+  if(NOT lb STREQUAL "random")
+    math(EXPR moved_by_strategies "${moved_by_strategies} + ${moved}")
+  endif()
+  if(ref STREQUAL "")
+    set(ref ${sum})
+  elseif(NOT sum STREQUAL ref)
+    message(FATAL_ERROR "checksum ${sum} (${np} ranks, TIDE_LB=${lb}) differs from ${ref}\n${out}")
+  endif()
+endforeach()
+if(NP GREATER 1 AND moved_by_strategies EQUAL 0)
+  message(FATAL_ERROR "no strategy offloaded a task on ${NP} ranks: the test proves nothing")
+endif()
