@@ -55,10 +55,6 @@ int64_t samoa_mesh_coarsen(samoa_mesh *m, const int8_t *mark, int8_t *marks_out,
  * square's boundary. */
 int samoa_mesh_conforming(const samoa_mesh *m);
 
-/* The free-surface slope |d(h + b)| / distance between wet neighbours above which the proxy
- * refines (Thacker's lake has 0.1 everywhere: it refines only at its shore). */
-#define SAMOA_REFINE_SLOPE 0.2
-
 /* The refinement criterion (docs/samoa_proxy.md): +1 for a leaf within `buffer` neighbour layers
  * of the wet/dry front or of a free-surface slope above `slope` between wet neighbours, -1 for
  * every other leaf; g is the grid of m's leaves. 0, or -1 when out of memory. */

@@ -28,8 +28,12 @@ const char samoa_usage[] =
     "  --adapt-every K      adapt the mesh every K steps, >= 1 (default 10)\n"
     "  --repartition-every R  cut the curve into equal cell counts per rank every R adaptations\n"
     "                       (sam(oa)^2's own balancing); 0 or inf: never (default 0)\n"
+    "  --refine-slope S     also refine wet cells whose free surface rises more than S per unit\n"
+    "                       length to a wet neighbour, >= 0 (default 0.05: all of Thacker's lake,\n"
+    "                       whose surface slope is 0.1; 0.2: only its shore)\n"
     "  --sections-per-rank  tasks per rank and step, 1..65536 (default 8)\n"
     "  --steps T            time steps, >= 1 (default 100)\n"
+    "  --t-end T            run until simulated time T > 0 instead (the last step shortened)\n"
     "  --kernel             compute: real numerics only; sleep: numerics plus a sleep of the\n"
     "                       section's modelled cost (default compute)\n"
     "  --cost-us D,W,C      sleep kernel: microseconds per dry, wet, coastline cell\n"
@@ -139,6 +143,14 @@ static int parse_repartition(const char *a, const char *val, samoa_options *o, c
                      errlen);
 }
 
+static int parse_refine_slope(const char *a, const char *val, samoa_options *o, char *err,
+                              size_t errlen)
+{
+    if (parse_double(val, &o->refine_slope) || !(o->refine_slope >= 0))
+        return fail(err, errlen, a, val, "a number >= 0");
+    return 0;
+}
+
 static int parse_sections(const char *a, const char *val, samoa_options *o, char *err,
                           size_t errlen)
 {
@@ -148,6 +160,13 @@ static int parse_sections(const char *a, const char *val, samoa_options *o, char
 static int parse_steps(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
 {
     return parse_int(a, val, 1, 100000000, "1..100000000", &o->steps, err, errlen);
+}
+
+static int parse_t_end(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    if (parse_double(val, &o->t_end) || !(o->t_end > 0))
+        return fail(err, errlen, a, val, "a time > 0");
+    return 0;
 }
 
 static int parse_kernel(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
@@ -233,8 +252,10 @@ static const struct value_option {
     {"--min-depth", parse_min_depth},
     {"--adapt-every", parse_adapt_every},
     {"--repartition-every", parse_repartition},
+    {"--refine-slope", parse_refine_slope},
     {"--sections-per-rank", parse_sections},
     {"--steps", parse_steps},
+    {"--t-end", parse_t_end},
     {"--kernel", parse_kernel},
     {"--cost-us", parse_cost_us},
     {"--cost-scale", parse_cost_scale},
@@ -273,6 +294,7 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
     *o = (samoa_options){.depth = 10,
                          .min_depth = -1,
                          .adapt_every = 10,
+                         .refine_slope = 0.05,
                          .sections = 8,
                          .steps = 100,
                          .cost_scale = 1.0,

@@ -13,8 +13,10 @@ typedef struct samoa_options {
     int min_depth;   /* adaptation coarsens down to it; == depth: a uniform grid, no adaptation */
     int adapt_every; /* adapt the mesh every K steps */
     int repartition_every; /* repartition the curve every R adaptations; 0: never */
+    double refine_slope;   /* refine where |d(h + b)| / distance between wet cells exceeds it */
     int sections;          /* per rank: tasks per rank and step */
     int steps;
+    double t_end; /* > 0: run until this simulated time instead of --steps */
     samoa_kernel kernel;
     const char *vtk_dir; /* NULL: no VTK output */
     int vtk_every;       /* write every k steps (and the last); 0: only the last */

@@ -206,8 +206,20 @@ static int criterion_buffer(const samoa_options *o)
     return 1 + o->adapt_every / 20;
 }
 
+/* Whether the initial lake covers a corner or the centroid of the cell: on a coarse cell the
+ * water may miss the centroid, and the criterion, which sees cell means, would not refine. */
+static int touches_water(const samoa_cell *k, const samoa_lake *lake)
+{
+    double h, u, v;
+    samoa_lake_exact(lake, k->cx, k->cy, 0, &h, &u, &v);
+    for (int i = 0; i < 3 && h <= 0; i++)
+        samoa_lake_exact(lake, k->x[i], k->y[i], 0, &h, &u, &v);
+    return h > 0;
+}
+
 /* The initial mesh: from the minimum depth, refined by the criterion on the exact initial state
- * until the finest level is reached; then owned in equal ranges. */
+ * and wherever the initial lake touches a cell, until the finest level is reached; then owned in
+ * equal ranges. */
 static int initial_mesh(samoa_mesh *m, samoa_grid *g, const samoa_options *o,
                         const samoa_lake *lake, const samoa_amr_params *ap, int nranks)
 {
@@ -217,9 +229,11 @@ static int initial_mesh(samoa_mesh *m, samoa_grid *g, const samoa_options *o,
         samoa_scenario_init(g, lake, 0, m->n, m->state);
         if (round == o->depth - o->min_depth) break;
         int8_t *mark = malloc((size_t)m->n + 1);
-        int rc = mark ? samoa_amr_criterion(g, m->state, ap->h_dry, SAMOA_REFINE_SLOPE,
+        int rc = mark ? samoa_amr_criterion(g, m->state, ap->h_dry, o->refine_slope,
                                             criterion_buffer(o), mark)
                       : -1;
+        for (int64_t c = 0; rc == 0 && c < m->n; c++)
+            if (touches_water(&g->cells[c], lake)) mark[c] = 1;
         if (rc == 0) rc = samoa_mesh_refine(m, mark, ap) < 0 ? -1 : 0;
         free(mark);
         samoa_grid_free(g);
@@ -236,7 +250,7 @@ static int adapt(samoa_mesh *m, samoa_grid *g, samoa_rank *w, const samoa_option
 {
     samoa_rank_allgather(w, m->state);
     int8_t *mark = malloc((size_t)m->n + 1), *kept = malloc((size_t)m->n + 1);
-    int rc = mark && kept ? samoa_amr_criterion(g, m->state, ap->h_dry, SAMOA_REFINE_SLOPE,
+    int rc = mark && kept ? samoa_amr_criterion(g, m->state, ap->h_dry, o->refine_slope,
                                                 criterion_buffer(o), mark)
                           : -1;
     if (rc == 0 && samoa_mesh_coarsen(m, mark, kept, ap) < 0) rc = -1;
@@ -341,7 +355,8 @@ int main(int argc, char **argv)
 
     double t = 0;
     int64_t classes[SAMOA_NCLASSES] = {0}, cell_steps = 0;
-    for (int step = 0; ok && step < o.steps; step++) {
+    int steps = 0;
+    for (int step = 0, last = 0; ok && !last; step++, steps++) {
         if (adaptive && step > 0 && step % o.adapt_every == 0) {
             ok = adapt(&mesh, &g, &w, &o, &ap, ++adaptations) == 0;
             if (!ok) break;
@@ -352,6 +367,8 @@ int main(int argc, char **argv)
             if (rank == 0) print_cells(&mesh, nranks, step);
         }
         base.swe.dt = o.cfl * g.area / (g.perimeter * speed);
+        last = o.t_end > 0 ? t + base.swe.dt >= o.t_end : step == o.steps - 1;
+        if (o.t_end > 0 && last) base.swe.dt = o.t_end - t;
         ok = submit_step(&w, &g, state, &base, &o.noise, step) == 0;
         if (tide_taskwait() != TIDE_OK) {
             fprintf(stderr, "samoa_proxy: tide_taskwait: %s\n", tide_last_error_message());
@@ -368,7 +385,7 @@ int main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         samoa_rank_halo_exchange(&w, state);
         t += base.swe.dt;
-        if (o.vtk_dir && ((o.vtk_every > 0 && step % o.vtk_every == 0) || step == o.steps - 1))
+        if (o.vtk_dir && ((o.vtk_every > 0 && step % o.vtk_every == 0) || last))
             ok = write_vtk(&o, &g, &mesh, &w, step + 1, t) == 0 && ok;
     }
     if (!ok) {
@@ -391,13 +408,13 @@ int main(int argc, char **argv)
         double cells = (double)cell_steps;
         printf("samoa_proxy: %d ranks x %d workers, depth %d (%lld cells), %d sections/rank, %d "
                "steps to t=%.6f, kernel %s\n",
-               nranks, tide_num_threads(), o.depth, (long long)g.ncells, o.sections, o.steps, t,
+               nranks, tide_num_threads(), o.depth, (long long)g.ncells, o.sections, steps, t,
                o.kernel == SAMOA_KERNEL_SLEEP ? "sleep" : "compute");
         if (adaptive)
             printf("adaptive depth %d..%d every %d steps, %d adaptations, repartition %s%.0d, "
                    "%.1f cells per step on average\n",
                    o.min_depth, o.depth, o.adapt_every, adaptations,
-                   o.repartition_every ? "every " : "never", o.repartition_every, cells / o.steps);
+                   o.repartition_every ? "every " : "never", o.repartition_every, cells / steps);
         printf("cells dry %.1f%% wet %.1f%% coast %.1f%%\n", 100.0 * classes[0] / cells,
                100.0 * classes[1] / cells, 100.0 * classes[2] / cells);
         if (o.kernel == SAMOA_KERNEL_SLEEP) print_costs(base.cost_s);

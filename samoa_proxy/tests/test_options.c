@@ -70,6 +70,13 @@ int main(void)
     }
     expect_error("--depth 8 --min-depth 9",
                  "samoa_proxy: --min-depth 9 is invalid: expected 0..8 (the depth)");
+    if (parse("--t-end 1.5 --refine-slope 0.2", &o, err) != 0 || o.t_end != 1.5 ||
+        o.refine_slope != 0.2) {
+        fprintf(stderr, "FAIL --t-end, --refine-slope: %s\n", err);
+        failures++;
+    }
+    expect_error("--t-end 0", "samoa_proxy: --t-end '0' is invalid: expected a time > 0");
+    expect_error("--refine-slope -1", "samoa_proxy: --refine-slope '-1' is invalid");
     expect_error("--adapt-every 0", "samoa_proxy: --adapt-every '0' is invalid");
     expect_error("--repartition-every -1", "samoa_proxy: --repartition-every '-1' is invalid");
     expect_error("--depth 21", "samoa_proxy: --depth '21' is invalid: expected 0..20");
