@@ -302,17 +302,17 @@ int samoa_mesh_conforming(const samoa_mesh *m)
 }
 
 /* Whether cell c sits on the wet/dry front or on a steep free surface. */
-static int needs_refinement(const samoa_grid *g, const double *state, int64_t c, double h_dry,
+static int needs_refinement(const samoa_grid *g, const double *state, int64_t c, double h_wet,
                             double slope)
 {
     const samoa_cell *k = &g->cells[c];
     const double *s = state + SAMOA_NSTATE * c;
-    int wet = s[SAMOA_H] > h_dry;
+    int wet = s[SAMOA_H] > h_wet;
     for (int e = 0; e < 3; e++) {
         int64_t j = k->nb[e];
         if (j < 0) continue;
         const double *t = state + SAMOA_NSTATE * j;
-        int wet_j = t[SAMOA_H] > h_dry;
+        int wet_j = t[SAMOA_H] > h_wet;
         if (wet != wet_j) return 1;
         if (!wet) continue;
         double d = hypot(g->cells[j].cx - k->cx, g->cells[j].cy - k->cy);
@@ -321,14 +321,14 @@ static int needs_refinement(const samoa_grid *g, const double *state, int64_t c,
     return 0;
 }
 
-int samoa_amr_criterion(const samoa_grid *g, const double *state, double h_dry, double slope,
+int samoa_amr_criterion(const samoa_grid *g, const double *state, double h_wet, double slope,
                         int buffer, int8_t *mark)
 {
     int64_t n = g->ncells;
     int8_t *next = malloc((size_t)n + 1);
     if (!next) return -1;
     for (int64_t c = 0; c < n; c++)
-        mark[c] = needs_refinement(g, state, c, h_dry, slope) ? 1 : -1;
+        mark[c] = needs_refinement(g, state, c, h_wet, slope) ? 1 : -1;
     for (int layer = 0; layer < buffer; layer++) { /* the front moves until the next adaptation */
         for (int64_t c = 0; c < n; c++) {
             next[c] = mark[c];

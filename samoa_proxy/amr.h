@@ -56,9 +56,11 @@ int64_t samoa_mesh_coarsen(samoa_mesh *m, const int8_t *mark, int8_t *marks_out,
 int samoa_mesh_conforming(const samoa_mesh *m);
 
 /* The refinement criterion (docs/samoa_proxy.md): +1 for a leaf within `buffer` neighbour layers
- * of the wet/dry front or of a free-surface slope above `slope` between wet neighbours, -1 for
- * every other leaf; g is the grid of m's leaves. 0, or -1 when out of memory. */
-int samoa_amr_criterion(const samoa_grid *g, const double *state, double h_dry, double slope,
+ * of the front between water (h > h_wet) and land, or of a free-surface slope above `slope`
+ * between two leaves with water; -1 for every other leaf; g is the grid of the leaves. h_wet lies
+ * above the dry threshold so that the thin film a first-order scheme spreads over the land does
+ * not count as water. 0, or -1 when out of memory. */
+int samoa_amr_criterion(const samoa_grid *g, const double *state, double h_wet, double slope,
                         int buffer, int8_t *mark);
 
 #endif

@@ -31,6 +31,8 @@ const char samoa_usage[] =
     "  --refine-slope S     also refine wet cells whose free surface rises more than S per unit\n"
     "                       length to a wet neighbour, >= 0 (default 0.05: all of Thacker's lake,\n"
     "                       whose surface slope is 0.1; 0.2: only its shore)\n"
+    "  --refine-depth H     the criterion counts a cell as water when h > H, > 0 (default 1e-4:\n"
+    "                       the thin film the scheme spreads over land does not count)\n"
     "  --sections-per-rank  tasks per rank and step, 1..65536 (default 8)\n"
     "  --steps T            time steps, >= 1 (default 100)\n"
     "  --t-end T            run until simulated time T > 0 instead (the last step shortened)\n"
@@ -151,6 +153,14 @@ static int parse_refine_slope(const char *a, const char *val, samoa_options *o, 
     return 0;
 }
 
+static int parse_refine_depth(const char *a, const char *val, samoa_options *o, char *err,
+                              size_t errlen)
+{
+    if (parse_double(val, &o->refine_depth) || !(o->refine_depth > 0))
+        return fail(err, errlen, a, val, "a depth > 0");
+    return 0;
+}
+
 static int parse_sections(const char *a, const char *val, samoa_options *o, char *err,
                           size_t errlen)
 {
@@ -253,6 +263,7 @@ static const struct value_option {
     {"--adapt-every", parse_adapt_every},
     {"--repartition-every", parse_repartition},
     {"--refine-slope", parse_refine_slope},
+    {"--refine-depth", parse_refine_depth},
     {"--sections-per-rank", parse_sections},
     {"--steps", parse_steps},
     {"--t-end", parse_t_end},
@@ -295,6 +306,7 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
                          .min_depth = -1,
                          .adapt_every = 10,
                          .refine_slope = 0.05,
+                         .refine_depth = 1e-4,
                          .sections = 8,
                          .steps = 100,
                          .cost_scale = 1.0,

@@ -14,6 +14,7 @@ typedef struct samoa_options {
     int adapt_every; /* adapt the mesh every K steps */
     int repartition_every; /* repartition the curve every R adaptations; 0: never */
     double refine_slope;   /* refine where |d(h + b)| / distance between wet cells exceeds it */
+    double refine_depth;   /* the criterion's water: h above it */
     int sections;          /* per rank: tasks per rank and step */
     int steps;
     double t_end; /* > 0: run until this simulated time instead of --steps */

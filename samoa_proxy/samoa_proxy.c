@@ -229,7 +229,7 @@ static int initial_mesh(samoa_mesh *m, samoa_grid *g, const samoa_options *o,
         samoa_scenario_init(g, lake, 0, m->n, m->state);
         if (round == o->depth - o->min_depth) break;
         int8_t *mark = malloc((size_t)m->n + 1);
-        int rc = mark ? samoa_amr_criterion(g, m->state, ap->h_dry, o->refine_slope,
+        int rc = mark ? samoa_amr_criterion(g, m->state, o->refine_depth, o->refine_slope,
                                             criterion_buffer(o), mark)
                       : -1;
         for (int64_t c = 0; rc == 0 && c < m->n; c++)
@@ -250,7 +250,7 @@ static int adapt(samoa_mesh *m, samoa_grid *g, samoa_rank *w, const samoa_option
 {
     samoa_rank_allgather(w, m->state);
     int8_t *mark = malloc((size_t)m->n + 1), *kept = malloc((size_t)m->n + 1);
-    int rc = mark && kept ? samoa_amr_criterion(g, m->state, ap->h_dry, o->refine_slope,
+    int rc = mark && kept ? samoa_amr_criterion(g, m->state, o->refine_depth, o->refine_slope,
                                                 criterion_buffer(o), mark)
                           : -1;
     if (rc == 0 && samoa_mesh_coarsen(m, mark, kept, ap) < 0) rc = -1;
