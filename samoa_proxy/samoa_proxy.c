@@ -107,7 +107,8 @@ static void calibrate(int coast_work, double *cost_s)
 }
 
 /* Features of a section task: 0..2 its dry, wet and coast cells, 3..7 its cells per level, the
- * finest five levels (max - 4 .. max; coarser cells count in feature 3). */
+ * finest five levels (max - 4 .. max; coarser cells count in feature 3). A uniform grid's tasks
+ * carry only 0..2, as before the adaptive mesh: their level counts would repeat the cell count. */
 static void section_features(const samoa_section *s, const samoa_grid *g, const double *in,
                              double h_dry, double *f)
 {
@@ -121,7 +122,7 @@ static void section_features(const samoa_section *s, const samoa_grid *g, const 
 }
 
 static int submit_step(samoa_rank *w, const samoa_grid *g, const double *state,
-                       const task_params *base, const noise_spec *noise, int step)
+                       const task_params *base, const noise_spec *noise, int step, int nfeatures)
 {
     for (int k = 0; k < w->nsec; k++) {
         const samoa_section *s = &w->sec[k];
@@ -142,7 +143,7 @@ static int submit_step(samoa_rank *w, const samoa_grid *g, const double *state,
             {&p, sizeof p, TIDE_VALUE}};
         tide_task *t;
         int rc = tide_task_create(&t, section_task, 5, args);
-        for (int c = 0; rc == TIDE_OK && c < SAMOA_NFEATURES; c++)
+        for (int c = 0; rc == TIDE_OK && c < nfeatures; c++)
             rc = tide_task_set_feature(t, c, f[c]);
         if (rc == TIDE_OK) rc = tide_task_submit(t);
         if (rc != TIDE_OK) {
@@ -369,7 +370,7 @@ int main(int argc, char **argv)
         base.swe.dt = o.cfl * g.area / (g.perimeter * speed);
         last = o.t_end > 0 ? t + base.swe.dt >= o.t_end : step == o.steps - 1;
         if (o.t_end > 0 && last) base.swe.dt = o.t_end - t;
-        ok = submit_step(&w, &g, state, &base, &o.noise, step) == 0;
+        ok = submit_step(&w, &g, state, &base, &o.noise, step, adaptive ? SAMOA_NFEATURES : 3) == 0;
         if (tide_taskwait() != TIDE_OK) {
             fprintf(stderr, "samoa_proxy: tide_taskwait: %s\n", tide_last_error_message());
             ok = 0;
