@@ -249,9 +249,49 @@ static void test_lake_at_rest(void)
     samoa_mesh_free(&m);
 }
 
+/* The criterion: with no slope refinement exactly the cells on the front between water and land
+ * are marked, each buffer layer adds their neighbours, and a slope threshold below the lake's
+ * surface slope (0.1) marks all of the water too. */
+static void test_criterion(void)
+{
+    samoa_grid g;
+    if (samoa_grid_build(&g, 8, 2.0) != 0) abort();
+    double *state = malloc((size_t)g.ncells * SAMOA_NSTATE * sizeof *state);
+    samoa_scenario_init(&g, &lake, 0, g.ncells, state);
+    int8_t *m0 = malloc((size_t)g.ncells), *m1 = malloc((size_t)g.ncells);
+    int8_t *ms = malloc((size_t)g.ncells);
+    samoa_amr_criterion(&g, state, 1e-4, INFINITY, 0, m0);
+    samoa_amr_criterion(&g, state, 1e-4, INFINITY, 1, m1);
+    samoa_amr_criterion(&g, state, 1e-4, 0.05, 0, ms);
+    int64_t n0 = 0, n1 = 0, water = 0;
+    for (int64_t c = 0; c < g.ncells; c++) {
+        int wet = state[SAMOA_NSTATE * c] > 1e-4, front = 0, near = m0[c] > 0;
+        for (int e = 0; e < 3; e++) {
+            int64_t j = g.cells[c].nb[e];
+            if (j < 0) continue;
+            front |= (state[SAMOA_NSTATE * j] > 1e-4) != wet;
+            near |= m0[j] > 0;
+        }
+        CHECK((m0[c] > 0) == front, "cell %lld: front %d but mark %d", (long long)c, front, m0[c]);
+        CHECK((m1[c] > 0) == near, "cell %lld: one layer off the front but mark %d", (long long)c,
+              m1[c]);
+        CHECK(!wet || ms[c] > 0, "water cell %lld not marked at slope 0.05", (long long)c);
+        n0 += m0[c] > 0, n1 += m1[c] > 0, water += wet;
+    }
+    printf("criterion at depth 8: %lld front cells, %lld with one layer, %lld water cells\n",
+           (long long)n0, (long long)n1, (long long)water);
+    CHECK(n0 > 0 && n1 > n0 && water > n0, "criterion marked nothing");
+    free(m0);
+    free(m1);
+    free(ms);
+    free(state);
+    samoa_grid_free(&g);
+}
+
 int main(void)
 {
     lake = samoa_lake_default();
+    test_criterion();
     test_lake_at_rest();
     for (uint64_t seed = 1; seed <= 40; seed++)
         test_random_adaptations(seed);
