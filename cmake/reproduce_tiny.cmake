@@ -3,7 +3,7 @@
 # Passes when the script exits 0, wrote OUT/NAME.csv and OUT/NAME.png (non-empty) and printed a
 # verdict line; prints the script's output either way.
 file(REMOVE_RECURSE ${OUT})
-set(ENV{TIDE_BUILD_DIR} ${BUILD})
+set(ENV{REPRO_BUILD_DIR} ${BUILD})
 execute_process(COMMAND ${SCRIPT} ${NAME} --tiny --out ${OUT} OUTPUT_VARIABLE out
                 ERROR_VARIABLE err RESULT_VARIABLE rc)
 message("${out}${err}")

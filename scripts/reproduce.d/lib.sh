@@ -4,7 +4,7 @@
 #   REPRO_OUT    the output folder (--out, default reproduce-out/, created)
 #   REPRO_CSV    $REPRO_OUT/$REPRO_NAME.csv          REPRO_PNG    $REPRO_OUT/$REPRO_NAME.png
 #   REPRO_WORK   $REPRO_OUT/$REPRO_NAME.d, emptied: per-run logs and statistics
-#   REPRO_BUILD  the build folder (TIDE_BUILD_DIR, default <repo>/build)
+#   REPRO_BUILD  the build folder (REPRO_BUILD_DIR, default <repo>/build)
 # and the helpers below. Every failure prints one line naming what failed and exits non-zero.
 
 REPRO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -48,7 +48,7 @@ repro_init() {
     REPRO_WORK=$REPRO_OUT/$REPRO_NAME.d
     rm -rf "$REPRO_WORK" "$REPRO_CSV" "$REPRO_PNG"
     mkdir -p "$REPRO_WORK"
-    REPRO_BUILD=${TIDE_BUILD_DIR:-$REPRO_ROOT/build}
+    REPRO_BUILD=${REPRO_BUILD_DIR:-$REPRO_ROOT/build}
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1 TIDE_QUIET=1
 }
@@ -132,6 +132,7 @@ repro_finish() {
     esac
     echo "csv: $REPRO_CSV"
     echo "png: $REPRO_PNG"
+    repro_load
     echo "verdict: $1"
 }
 
@@ -144,4 +145,29 @@ repro_samoa() {
     TIDE_THREADS=${TIDE_THREADS:-1} TIDE_STATS=$REPRO_WORK/$tag.json \
         repro_mpirun "$np" "$REPRO_WORK/$tag.log" "$REPRO_BUILD/samoa_proxy/samoa_proxy" \
         --kernel sleep --verify "$@"
+}
+
+# repro_bars TITLE N: $REPRO_PNG as two panels of clustered bars with error bars, R_imb and
+# speedup, from $REPRO_WORK/R_imb.dat and speedup.dat (CSV: a label column, then N pairs of
+# value and error columns with a header row naming them).
+repro_bars() {
+    repro_png "$1" <<EOF2
+set multiplot layout 1,2 title plot_title
+unset title
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set yrange [0:*]
+set key outside bottom center horizontal
+set ylabel 'R_imb = W_max / W_avg - 1'
+plot for [i=0:$(($2 - 1))] '$REPRO_WORK/R_imb.dat' using 2+2*i:3+2*i:xtic(1) title columnhead(2+2*i)
+set ylabel 'speedup over none'
+plot for [i=0:$(($2 - 1))] '$REPRO_WORK/speedup.dat' using 2+2*i:3+2*i:xtic(1) title columnhead(2+2*i)
+unset multiplot
+EOF2
+}
+
+# The machine's load while a script ran (its timings are only as good as that).
+repro_load() {
+    awk '{ print "load average (1, 5, 15 min): " $1 ", " $2 ", " $3 }' /proc/loadavg
 }
