@@ -1,0 +1,438 @@
+/* Timeline traces (TIDE_TRACE): every thread records into its own buffer, so recording takes no
+ * lock and touches no shared cache line; a buffer grows as events come, up to
+ * TIDE_TRACE_MAX_EVENTS, and counts what it must drop beyond. With tracing off the runtime's
+ * hooks are one branch on rt->trace.
+ *
+ * At finalize every rank sends its buffers to rank 0, which writes the one file. Gathering
+ * through MPI rather than writing a part per rank and merging them assumes no file system shared
+ * between the nodes, leaves no partial files behind, and lets one writer order the output.
+ *
+ * Clocks: rank 0 compares its clock with every other rank's by ping-pong at init and again at
+ * finalize (the exchange with the shortest round trip of several gives each offset), and maps
+ * every rank's times onto its own, interpolating linearly between the two comparisons so that a
+ * drift between nodes' clocks is corrected too. */
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct trace_buf {
+    tide_trace_event *ev;
+    uint64_t n, cap, dropped, tasks;
+    double cost; /* seconds spent in tide_trace_task */
+    char pad[TIDE_CACHELINE - 2 * sizeof(void *) - 2 * sizeof(uint64_t)];
+} trace_buf;
+
+struct tide_trace {
+    int threads, nbuf, size, rank;
+    uint64_t max;
+    tide_trace_format format;
+    trace_buf *buf;
+    uint64_t *sent, *received; /* comm thread: messages per peer so far */
+    tide_outfile out;          /* rank 0, JSON */
+    double sync0, off0;
+};
+
+enum { SYNC_TAG = 29741, SYNC_ROUNDS = 8, GATHER_TAG = 29742 };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int tide_trace_create(tide_rt *rt)
+{
+    if (!rt->cfg.trace_path[0]) return TIDE_OK;
+    tide_trace *tr = calloc(1, sizeof *tr);
+    if (!tr) return tide_fail(TIDE_ERR_NOMEM, "out of memory for the trace");
+    rt->trace = tr;
+    tr->threads = rt->cfg.threads > 0 ? rt->cfg.threads : 0; /* set again by tide_trace_start */
+    tr->size = rt->size;
+    tr->rank = rt->rank;
+    tr->max = (uint64_t)rt->cfg.trace_max_events;
+    tr->out.fd = -1;
+    tr->format = (tide_trace_format)rt->cfg.trace_format;
+    if (tr->format == TIDE_TRACE_AUTO)
+        tr->format = ends_with(rt->cfg.trace_path, ".otf2") ? TIDE_TRACE_OTF2 : TIDE_TRACE_JSON;
+    tr->sent = calloc((size_t)rt->size, sizeof *tr->sent);
+    tr->received = calloc((size_t)rt->size, sizeof *tr->received);
+    if (!tr->sent || !tr->received) return tide_fail(TIDE_ERR_NOMEM, "out of memory for the trace");
+    if (rt->rank != 0) return TIDE_OK;
+    if (tr->format == TIDE_TRACE_OTF2) return tide_trace_otf2_check(rt->cfg.trace_path);
+    return tide_outfile_open(&tr->out, "TIDE_TRACE", rt->cfg.trace_path);
+}
+
+void tide_trace_discard(tide_rt *rt)
+{
+    tide_trace *tr = rt->trace;
+    if (!tr) return;
+    for (int i = 0; tr->buf && i < tr->nbuf; i++)
+        free(tr->buf[i].ev);
+    free(tr->buf);
+    free(tr->sent);
+    free(tr->received);
+    tide_outfile_close(&tr->out);
+    free(tr);
+    rt->trace = NULL;
+}
+
+/* This rank's clock offset to rank 0 (rank 0's time = local + offset), measured by ping-pongs
+ * with rank 0, one rank after another; rank 0 gets 0. Every rank of comm calls it. */
+static double clock_offset(MPI_Comm comm, int rank, int size)
+{
+    double offset = 0, best = INFINITY;
+    for (int r = 1; r < size; r++) {
+        for (int k = 0; k < SYNC_ROUNDS; k++) {
+            if (rank == 0) {
+                double ask, now;
+                MPI_Recv(&ask, 1, MPI_DOUBLE, r, SYNC_TAG, comm, MPI_STATUS_IGNORE);
+                now = tide_now();
+                MPI_Send(&now, 1, MPI_DOUBLE, r, SYNC_TAG, comm);
+            } else if (rank == r) {
+                double a = tide_now(), there;
+                MPI_Send(&a, 1, MPI_DOUBLE, 0, SYNC_TAG, comm);
+                MPI_Recv(&there, 1, MPI_DOUBLE, 0, SYNC_TAG, comm, MPI_STATUS_IGNORE);
+                double b = tide_now();
+                if (b - a < best) {
+                    best = b - a;
+                    offset = there - 0.5 * (a + b);
+                }
+            }
+        }
+    }
+    return offset;
+}
+
+void tide_trace_start(tide_rt *rt)
+{
+    tide_trace *tr = rt->trace;
+    tr->threads = rt->threads;
+    tr->nbuf = rt->threads + 2;
+    tr->buf = aligned_alloc(TIDE_CACHELINE, (size_t)tr->nbuf * sizeof *tr->buf);
+    if (!tr->buf) tide_fatal("out of memory for the trace buffers");
+    memset(tr->buf, 0, (size_t)tr->nbuf * sizeof *tr->buf);
+    tr->off0 = clock_offset(rt->coll_comm, rt->rank, rt->size);
+    tr->sync0 = tide_now();
+}
+
+/* The next free event of a buffer, or NULL (counted) when it is full. */
+static tide_trace_event *next_event(tide_trace *tr, trace_buf *b)
+{
+    if (b->n == b->cap) {
+        uint64_t cap = b->cap ? 2 * b->cap : 1024;
+        if (cap > tr->max) cap = tr->max;
+        tide_trace_event *ev = cap > b->cap ? realloc(b->ev, cap * sizeof *ev) : NULL;
+        if (!ev) {
+            b->dropped++;
+            return NULL;
+        }
+        b->ev = ev;
+        b->cap = cap;
+    }
+    return &b->ev[b->n++];
+}
+
+static void record(tide_trace *tr, int buf, tide_trace_event e)
+{
+    tide_trace_event *slot = next_event(tr, &tr->buf[buf]);
+    if (slot) *slot = e;
+}
+
+void tide_trace_task(tide_trace *tr, int slot, const tide_task *t, int phase, double t0, double t1)
+{
+    trace_buf *b = &tr->buf[slot];
+    tide_trace_event *e = next_event(tr, b);
+    if (e)
+        *e = (tide_trace_event){.t0 = t0,
+                                .t1 = t1,
+                                .id = t->seq,
+                                .peer = t->origin,
+                                .kind = TIDE_TEV_TASK,
+                                .flags = (uint16_t)((t->remote ? TIDE_TEV_REMOTE : 0) |
+                                                    (t->replicated ? TIDE_TEV_REPLICATED : 0)),
+                                .phase = (uint32_t)phase};
+    b->tasks++;
+    b->cost += tide_now() - t1; /* this call, its clock reading included */
+}
+
+void tide_trace_send(tide_trace *tr, int dest, const unsigned char *buf, size_t len, double t0,
+                     double t1)
+{
+    tide_wire_header h;
+    memcpy(&h, buf, sizeof h);
+    record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
+           (tide_trace_event){.t0 = t0,
+                              .t1 = t1,
+                              .id = tr->sent[dest]++,
+                              .bytes = len,
+                              .peer = dest,
+                              .kind = TIDE_TEV_SEND,
+                              .flags = h.kind,
+                              .count = h.count,
+                              .phase = h.phase});
+}
+
+void tide_trace_recv(tide_trace *tr, const tide_wire_header *h, size_t len, double t0, double t1)
+{
+    record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
+           (tide_trace_event){.t0 = t0,
+                              .t1 = t1,
+                              .id = tr->received[h->src]++,
+                              .bytes = len,
+                              .peer = h->src,
+                              .kind = TIDE_TEV_RECV,
+                              .flags = h->kind,
+                              .count = h->count,
+                              .phase = h->phase});
+}
+
+void tide_trace_move(tide_trace *tr, int phase, int dest, int n, bool planned)
+{
+    double now = tide_now();
+    record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
+           (tide_trace_event){.t0 = now,
+                              .t1 = now,
+                              .peer = dest,
+                              .kind = TIDE_TEV_MOVE,
+                              .flags = planned,
+                              .count = (uint32_t)n,
+                              .phase = (uint32_t)phase});
+}
+
+void tide_trace_replica(tide_trace *tr, int phase, int dest, uint64_t seq)
+{
+    double now = tide_now();
+    record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
+           (tide_trace_event){.t0 = now,
+                              .t1 = now,
+                              .id = seq,
+                              .peer = dest,
+                              .kind = TIDE_TEV_REPLICA,
+                              .phase = (uint32_t)phase});
+}
+
+void tide_trace_phase(tide_trace *tr, int phase, long tasks, double t0, double t1)
+{
+    record(tr, TIDE_TRACE_APP_BUF(tr->threads),
+           (tide_trace_event){.t0 = t0,
+                              .t1 = t1,
+                              .id = (uint64_t)phase,
+                              .kind = TIDE_TEV_PHASE,
+                              .count = (uint32_t)tasks,
+                              .phase = (uint32_t)phase});
+}
+
+/* ---- rank 0's view ---------------------------------------------------------------------------
+ */
+
+double tide_trace_time(const tide_trace_run *run, int r, double local)
+{
+    const tide_trace_summary *s = &run->rank[r].sum;
+    double off = s->off0;
+    if (s->sync1 > s->sync0)
+        off += (s->off1 - s->off0) * (local - s->sync0) / (s->sync1 - s->sync0);
+    return local + off - run->origin;
+}
+
+const char *tide_trace_msg_name(int wire_kind)
+{
+    switch (wire_kind) {
+    case TIDE_MSG_TASKS:
+        return "tasks";
+    case TIDE_MSG_RESULT:
+        return "result";
+    default:
+        return "control";
+    }
+}
+
+const char *tide_trace_task_kind(const tide_trace_event *e)
+{
+    if (e->flags & TIDE_TEV_COPY) return "replica";
+    return e->flags & TIDE_TEV_REMOTE ? "offloaded" : "local";
+}
+
+/* ---- finalize: gather on rank 0 and write -----------------------------------------------------
+ */
+
+static tide_trace_summary summary_of(const tide_trace *tr, double sync1, double off1)
+{
+    tide_trace_summary s = {.threads = tr->threads,
+                            .nbuf = tr->nbuf,
+                            .sync0 = tr->sync0,
+                            .off0 = tr->off0,
+                            .sync1 = sync1,
+                            .off1 = off1};
+    for (int i = 0; i < tr->nbuf; i++) {
+        s.cost += tr->buf[i].cost;
+        s.tasks += tr->buf[i].tasks;
+        s.dropped += tr->buf[i].dropped;
+    }
+    return s;
+}
+
+static void send_to_root(const tide_trace *tr, MPI_Comm comm, const tide_trace_summary *s)
+{
+    MPI_Send(s, sizeof *s, MPI_BYTE, 0, GATHER_TAG, comm);
+    uint64_t *n = malloc((size_t)tr->nbuf * sizeof *n);
+    if (!n) tide_fatal("out of memory sending the trace");
+    for (int i = 0; i < tr->nbuf; i++)
+        n[i] = tr->buf[i].n;
+    MPI_Send(n, tr->nbuf, MPI_UINT64_T, 0, GATHER_TAG, comm);
+    for (int i = 0; i < tr->nbuf; i++) /* at most 16M events of 48 bytes: within an int count */
+        if (n[i])
+            MPI_Send(tr->buf[i].ev, (int)(n[i] * sizeof(tide_trace_event)), MPI_BYTE, 0, GATHER_TAG,
+                     comm);
+    free(n);
+}
+
+static void recv_from(tide_trace_rank *to, int r, MPI_Comm comm)
+{
+    MPI_Recv(&to->sum, sizeof to->sum, MPI_BYTE, r, GATHER_TAG, comm, MPI_STATUS_IGNORE);
+    int nbuf = to->sum.nbuf;
+    to->n = calloc((size_t)nbuf, sizeof *to->n);
+    to->event = calloc((size_t)nbuf, sizeof *to->event);
+    if (!to->n || !to->event)
+        tide_fatal("out of memory gathering the trace (lower TIDE_TRACE_MAX_EVENTS)");
+    MPI_Recv(to->n, nbuf, MPI_UINT64_T, r, GATHER_TAG, comm, MPI_STATUS_IGNORE);
+    for (int i = 0; i < nbuf; i++) {
+        if (!to->n[i]) continue;
+        to->event[i] = malloc(to->n[i] * sizeof(tide_trace_event));
+        if (!to->event[i])
+            tide_fatal("out of memory gathering the trace of rank %d (%llu events; lower "
+                       "TIDE_TRACE_MAX_EVENTS)",
+                       r, (unsigned long long)to->n[i]);
+        MPI_Recv(to->event[i], (int)(to->n[i] * sizeof(tide_trace_event)), MPI_BYTE, r, GATHER_TAG,
+                 comm, MPI_STATUS_IGNORE);
+    }
+}
+
+typedef struct task_key {
+    int64_t origin;
+    uint64_t seq;
+} task_key;
+
+static int key_cmp(const void *a, const void *b)
+{
+    const task_key *x = a, *y = b;
+    if (x->origin != y->origin) return x->origin < y->origin ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A holder cannot tell a replica copy from an offloaded task (the wire does not say); its
+ * origin recorded the copy, so rank 0 marks the holder's execution of it. */
+static void mark_copies(tide_trace_run *run)
+{
+    size_t n = 0, cap = 0;
+    task_key *keys = NULL;
+    for (int r = 0; r < run->nranks; r++) {
+        tide_trace_rank *k = &run->rank[r];
+        int comm = TIDE_TRACE_COMM_BUF(k->sum.threads);
+        for (uint64_t i = 0; i < k->n[comm]; i++) {
+            if (k->event[comm][i].kind != TIDE_TEV_REPLICA) continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 256;
+                task_key *more = realloc(keys, cap * sizeof *keys);
+                if (!more) tide_fatal("out of memory merging the trace");
+                keys = more;
+            }
+            keys[n++] = (task_key){r, k->event[comm][i].id};
+        }
+    }
+    if (!n) return;
+    qsort(keys, n, sizeof *keys, key_cmp);
+    for (int r = 0; r < run->nranks; r++) {
+        tide_trace_rank *k = &run->rank[r];
+        for (int b = 0; b < k->sum.threads; b++)
+            for (uint64_t i = 0; i < k->n[b]; i++) {
+                tide_trace_event *e = &k->event[b][i];
+                task_key key = {e->peer, e->id};
+                if ((e->flags & TIDE_TEV_REMOTE) && bsearch(&key, keys, n, sizeof *keys, key_cmp))
+                    e->flags |= TIDE_TEV_COPY;
+            }
+    }
+    free(keys);
+}
+
+/* Rank 0: writes the file and says what it holds and what recording cost. */
+static int write_run(tide_rt *rt, tide_trace_run *run)
+{
+    tide_trace *tr = rt->trace;
+    mark_copies(run);
+    double t0 = tide_now();
+    int rc;
+    if (tr->format == TIDE_TRACE_OTF2) {
+        rc = tide_trace_write_otf2(run, rt->cfg.trace_path);
+    } else {
+        FILE *f = tide_outfile_begin(&tr->out);
+        rc = f ? tide_trace_write_json(run, f) : TIDE_ERR_INVALID;
+        if (f) {
+            int end = tide_outfile_end(&tr->out, f);
+            if (rc == TIDE_OK) rc = end;
+        }
+    }
+    if (rc != TIDE_OK) return rc;
+    uint64_t events = 0, dropped = 0, tasks = 0;
+    double cost = 0;
+    for (int r = 0; r < run->nranks; r++) {
+        for (int b = 0; b < run->rank[r].sum.nbuf; b++)
+            events += run->rank[r].n[b];
+        dropped += run->rank[r].sum.dropped;
+        tasks += run->rank[r].sum.tasks;
+        cost += run->rank[r].sum.cost;
+    }
+    if (dropped)
+        fprintf(stderr,
+                "tide: TIDE_TRACE: %llu events were dropped (a thread's buffer held "
+                "TIDE_TRACE_MAX_EVENTS=%d); the trace says which ranks lost events\n",
+                (unsigned long long)dropped, rt->cfg.trace_max_events);
+    if (!rt->cfg.quiet)
+        printf("tide: trace %s: %llu events, %llu dropped; recording cost %.0f ns per task; "
+               "written in %.2f s\n",
+               rt->cfg.trace_path, (unsigned long long)events, (unsigned long long)dropped,
+               tasks ? 1e9 * cost / (double)tasks : 0.0, tide_now() - t0);
+    return TIDE_OK;
+}
+
+int tide_trace_finish(tide_rt *rt)
+{
+    tide_trace *tr = rt->trace;
+    if (!tr) return TIDE_OK;
+    double off1 = clock_offset(rt->coll_comm, rt->rank, rt->size);
+    tide_trace_summary mine = summary_of(tr, tide_now(), off1);
+    int rc = TIDE_OK;
+    if (rt->rank != 0) {
+        send_to_root(tr, rt->coll_comm, &mine);
+    } else {
+        tide_trace_run run = {.nranks = rt->size,
+                              .origin = tr->sync0,
+                              .log = &rt->log,
+                              .max_events = rt->cfg.trace_max_events};
+        run.rank = calloc((size_t)rt->size, sizeof *run.rank);
+        uint64_t *n0 = calloc((size_t)tr->nbuf, sizeof *n0);
+        tide_trace_event **ev0 = calloc((size_t)tr->nbuf, sizeof *ev0);
+        if (!run.rank || !n0 || !ev0) tide_fatal("out of memory gathering the trace");
+        for (int i = 0; i < tr->nbuf; i++) {
+            n0[i] = tr->buf[i].n;
+            ev0[i] = tr->buf[i].ev;
+        }
+        run.rank[0] = (tide_trace_rank){mine, n0, ev0};
+        for (int r = 1; r < rt->size; r++)
+            recv_from(&run.rank[r], r, rt->coll_comm);
+        rc = write_run(rt, &run);
+        for (int r = 1; r < rt->size; r++) {
+            for (int i = 0; i < run.rank[r].sum.nbuf; i++)
+                free(run.rank[r].event[i]);
+            free(run.rank[r].event);
+            free(run.rank[r].n);
+        }
+        free(n0);
+        free(ev0);
+        free(run.rank);
+        if (rc == TIDE_OK) rc = tide_outfile_close(&tr->out);
+    }
+    tide_trace_discard(rt);
+    return rc;
+}
