@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One per thread, each on cache lines of its own. */
 typedef struct trace_buf {
-    tide_trace_event *ev;
+    _Alignas(TIDE_CACHELINE) tide_trace_event *ev;
     uint64_t n, cap, dropped, tasks;
     double cost; /* seconds spent in tide_trace_task */
-    char pad[TIDE_CACHELINE - 2 * sizeof(void *) - 2 * sizeof(uint64_t)];
 } trace_buf;
 
 struct tide_trace {
@@ -31,7 +31,7 @@ struct tide_trace {
     trace_buf *buf;
     uint64_t *sent, *received; /* comm thread: messages per peer so far */
     tide_outfile out;          /* rank 0, JSON */
-    double sync0, off0;
+    double origin, sync0, off0;
 };
 
 enum { SYNC_TAG = 29741, SYNC_ROUNDS = 8, GATHER_TAG = 29742 };
@@ -113,6 +113,9 @@ void tide_trace_start(tide_rt *rt)
     tr->buf = aligned_alloc(TIDE_CACHELINE, (size_t)tr->nbuf * sizeof *tr->buf);
     if (!tr->buf) tide_fatal("out of memory for the trace buffers");
     memset(tr->buf, 0, (size_t)tr->nbuf * sizeof *tr->buf);
+    /* Time 0 of the trace: rank 0's clock before the comparison, which every rank's takes part
+     * in, so that no rank's event comes earlier (a rank done comparing may start its tasks). */
+    tr->origin = tide_now();
     tr->off0 = clock_offset(rt->coll_comm, rt->rank, rt->size);
     tr->sync0 = tide_now();
 }
@@ -407,7 +410,7 @@ int tide_trace_finish(tide_rt *rt)
         send_to_root(tr, rt->coll_comm, &mine);
     } else {
         tide_trace_run run = {.nranks = rt->size,
-                              .origin = tr->sync0,
+                              .origin = tr->origin,
                               .log = &rt->log,
                               .max_events = rt->cfg.trace_max_events};
         run.rank = calloc((size_t)rt->size, sizeof *run.rank);

@@ -53,7 +53,7 @@ typedef struct tide_trace_rank {
 typedef struct tide_trace_run {
     int nranks;
     tide_trace_rank *rank;
-    double origin; /* rank 0's clock at the first comparison: time 0 of the trace */
+    double origin; /* rank 0's clock as the first comparison began: time 0 of the trace */
     const tide_phase_log *log;
     int max_events;
 } tide_trace_run;

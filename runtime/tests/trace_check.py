@@ -10,7 +10,8 @@ Fails (exit 1, one line per problem) unless:
   ran add exactly sum(received) - sum(offloaded) events (docs/stats.md);
 - the tasks that ran offloaded are as many as the stats' `offloaded`, each on another rank;
 - every send has exactly one receive on its peer with the same bytes and records, and each flow
-  start one flow end; no receive ends before its send began (clocks aligned within 2 ms);
+  start one flow end; no receive ends before its send began and no event comes before time 0
+  (clocks aligned within 2 ms);
 - every rank has one phase event per phase; tidePlan has every phase, and with --expect-moves
   the plan moved tasks and some phase had predictions.
 """
@@ -84,6 +85,9 @@ def main(argv):
             late += 1
     if late:
         problems.append(f"{late} messages received before they were sent (clock offsets)")
+    first = min(e["ts"] for e in events if e["ph"] == "X")
+    if first < -CLOCK_TOLERANCE_US:
+        problems.append(f"an event at {first:.1f} us, before the trace's origin")
     flows = Counter((e["ph"], e["id"]) for e in events if e["ph"] in ("s", "f"))
     starts = {i for (ph, i) in flows if ph == "s"}
     ends = {i for (ph, i) in flows if ph == "f"}
