@@ -160,60 +160,55 @@ void tide_trace_task(tide_trace *tr, int slot, const tide_task *t, int phase, do
     b->cost += tide_now() - t1; /* this call, its clock reading included */
 }
 
-void tide_trace_send(tide_trace *tr, int dest, const unsigned char *buf, size_t len, double t0,
-                     double t1)
-{
-    tide_wire_header h;
-    memcpy(&h, buf, sizeof h);
-    record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
-           (tide_trace_event){.t0 = t0,
-                              .t1 = t1,
-                              .id = tr->sent[dest]++,
-                              .bytes = len,
-                              .peer = dest,
-                              .kind = TIDE_TEV_SEND,
-                              .flags = h.kind,
-                              .count = h.count,
-                              .phase = h.phase});
-}
-
-void tide_trace_recv(tide_trace *tr, const tide_wire_header *h, size_t len, double t0, double t1)
+/* A message on the comm thread: the n-th between this rank and peer, in that direction. */
+static void message(tide_trace *tr, tide_trace_kind kind, int peer, uint64_t n,
+                    const tide_wire_header *h, size_t len, double t0, double t1)
 {
     record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
            (tide_trace_event){.t0 = t0,
                               .t1 = t1,
-                              .id = tr->received[h->src]++,
+                              .id = n,
                               .bytes = len,
-                              .peer = h->src,
-                              .kind = TIDE_TEV_RECV,
+                              .peer = peer,
+                              .kind = (uint16_t)kind,
                               .flags = h->kind,
                               .count = h->count,
                               .phase = h->phase});
 }
 
+void tide_trace_send(tide_trace *tr, int dest, const unsigned char *buf, size_t len, double t0,
+                     double t1)
+{
+    tide_wire_header h;
+    memcpy(&h, buf, sizeof h);
+    message(tr, TIDE_TEV_SEND, dest, tr->sent[dest]++, &h, len, t0, t1);
+}
+
+void tide_trace_recv(tide_trace *tr, const tide_wire_header *h, size_t len, double t0, double t1)
+{
+    message(tr, TIDE_TEV_RECV, h->src, tr->received[h->src]++, h, len, t0, t1);
+}
+
+/* A decision of the comm thread, at this moment. */
+static void decision(tide_trace *tr, tide_trace_event e)
+{
+    e.t0 = e.t1 = tide_now();
+    record(tr, TIDE_TRACE_COMM_BUF(tr->threads), e);
+}
+
 void tide_trace_move(tide_trace *tr, int phase, int dest, int n, bool planned)
 {
-    double now = tide_now();
-    record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
-           (tide_trace_event){.t0 = now,
-                              .t1 = now,
-                              .peer = dest,
-                              .kind = TIDE_TEV_MOVE,
-                              .flags = planned,
-                              .count = (uint32_t)n,
-                              .phase = (uint32_t)phase});
+    decision(tr, (tide_trace_event){.peer = dest,
+                                    .kind = TIDE_TEV_MOVE,
+                                    .flags = planned,
+                                    .count = (uint32_t)n,
+                                    .phase = (uint32_t)phase});
 }
 
 void tide_trace_replica(tide_trace *tr, int phase, int dest, uint64_t seq)
 {
-    double now = tide_now();
-    record(tr, TIDE_TRACE_COMM_BUF(tr->threads),
-           (tide_trace_event){.t0 = now,
-                              .t1 = now,
-                              .id = seq,
-                              .peer = dest,
-                              .kind = TIDE_TEV_REPLICA,
-                              .phase = (uint32_t)phase});
+    decision(tr, (tide_trace_event){
+                     .id = seq, .peer = dest, .kind = TIDE_TEV_REPLICA, .phase = (uint32_t)phase});
 }
 
 void tide_trace_phase(tide_trace *tr, int phase, long tasks, double t0, double t1)
