@@ -31,7 +31,8 @@ struct tide_trace {
     trace_buf *buf;
     uint64_t *sent, *received; /* comm thread: messages per peer so far */
     tide_outfile out;          /* rank 0, JSON */
-    double origin, sync0, off0;
+    double origin, sync0, off0, unc0;
+    MPI_Comm node, leaders; /* this rank's node; the nodes' first ranks (NULL elsewhere) */
 };
 
 enum { SYNC_TAG = 29741, SYNC_ROUNDS = 8, GATHER_TAG = 29742 };
@@ -53,6 +54,7 @@ int tide_trace_create(tide_rt *rt)
     tr->rank = rt->rank;
     tr->max = (uint64_t)rt->cfg.trace_max_events;
     tr->out.fd = -1;
+    tr->node = tr->leaders = MPI_COMM_NULL;
     tr->format = (tide_trace_format)rt->cfg.trace_format;
     if (tr->format == TIDE_TRACE_AUTO)
         tr->format = ends_with(rt->cfg.trace_path, ".otf2") ? TIDE_TRACE_OTF2 : TIDE_TRACE_JSON;
@@ -74,15 +76,22 @@ void tide_trace_discard(tide_rt *rt)
     free(tr->sent);
     free(tr->received);
     tide_outfile_close(&tr->out);
+    if (tr->node != MPI_COMM_NULL) MPI_Comm_free(&tr->node);
+    if (tr->leaders != MPI_COMM_NULL) MPI_Comm_free(&tr->leaders);
     free(tr);
     rt->trace = NULL;
 }
 
-/* This rank's clock offset to rank 0 (rank 0's time = local + offset), measured by ping-pongs
- * with rank 0, one rank after another; rank 0 gets 0. Every rank of comm calls it. */
-static double clock_offset(MPI_Comm comm, int rank, int size)
+/* The offset of this rank's clock to rank 0's (rank 0's time = local + offset) and its
+ * uncertainty, half the shortest round trip of SYNC_ROUNDS ping-pongs with rank 0, one rank
+ * after another; rank 0 gets 0. Every rank of comm calls it. */
+static void ping_pong(MPI_Comm comm, double *offset, double *unc)
 {
-    double offset = 0, best = INFINITY;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    double best = INFINITY;
+    *offset = *unc = 0;
     for (int r = 1; r < size; r++) {
         for (int k = 0; k < SYNC_ROUNDS; k++) {
             if (rank == 0) {
@@ -97,12 +106,24 @@ static double clock_offset(MPI_Comm comm, int rank, int size)
                 double b = tide_now();
                 if (b - a < best) {
                     best = b - a;
-                    offset = there - 0.5 * (a + b);
+                    *offset = there - 0.5 * (a + b);
+                    *unc = 0.5 * best;
                 }
             }
         }
     }
-    return offset;
+}
+
+/* Ranks of one node (one shared-memory domain) read the same CLOCK_MONOTONIC: only the first
+ * rank of each node compares with rank 0 (rank 0 is the first of its node, so its node needs no
+ * comparison at all), and tells the others of its node. */
+static void compare_clocks(tide_trace *tr, double *offset, double *unc)
+{
+    double cmp[2] = {0, 0};
+    if (tr->leaders != MPI_COMM_NULL) ping_pong(tr->leaders, &cmp[0], &cmp[1]);
+    MPI_Bcast(cmp, 2, MPI_DOUBLE, 0, tr->node);
+    *offset = cmp[0];
+    *unc = cmp[1];
 }
 
 void tide_trace_start(tide_rt *rt)
@@ -113,10 +134,14 @@ void tide_trace_start(tide_rt *rt)
     tr->buf = aligned_alloc(TIDE_CACHELINE, (size_t)tr->nbuf * sizeof *tr->buf);
     if (!tr->buf) tide_fatal("out of memory for the trace buffers");
     memset(tr->buf, 0, (size_t)tr->nbuf * sizeof *tr->buf);
+    int node_rank;
+    MPI_Comm_split_type(rt->coll_comm, MPI_COMM_TYPE_SHARED, rt->rank, MPI_INFO_NULL, &tr->node);
+    MPI_Comm_rank(tr->node, &node_rank);
+    MPI_Comm_split(rt->coll_comm, node_rank == 0 ? 0 : MPI_UNDEFINED, rt->rank, &tr->leaders);
     /* Time 0 of the trace: rank 0's clock before the comparison, which every rank's takes part
      * in, so that no rank's event comes earlier (a rank done comparing may start its tasks). */
     tr->origin = tide_now();
-    tr->off0 = clock_offset(rt->coll_comm, rt->rank, rt->size);
+    compare_clocks(tr, &tr->off0, &tr->unc0);
     tr->sync0 = tide_now();
 }
 
@@ -255,14 +280,15 @@ const char *tide_trace_task_kind(const tide_trace_event *e)
 /* ---- finalize: gather on rank 0 and write -----------------------------------------------------
  */
 
-static tide_trace_summary summary_of(const tide_trace *tr, double sync1, double off1)
+static tide_trace_summary summary_of(const tide_trace *tr, double sync1, double off1, double unc1)
 {
     tide_trace_summary s = {.threads = tr->threads,
                             .nbuf = tr->nbuf,
                             .sync0 = tr->sync0,
                             .off0 = tr->off0,
                             .sync1 = sync1,
-                            .off1 = off1};
+                            .off1 = off1,
+                            .unc = tr->unc0 > unc1 ? tr->unc0 : unc1};
     for (int i = 0; i < tr->nbuf; i++) {
         s.cost += tr->buf[i].cost;
         s.tasks += tr->buf[i].tasks;
@@ -398,8 +424,9 @@ int tide_trace_finish(tide_rt *rt)
 {
     tide_trace *tr = rt->trace;
     if (!tr) return TIDE_OK;
-    double off1 = clock_offset(rt->coll_comm, rt->rank, rt->size);
-    tide_trace_summary mine = summary_of(tr, tide_now(), off1);
+    double off1, unc1;
+    compare_clocks(tr, &off1, &unc1);
+    tide_trace_summary mine = summary_of(tr, tide_now(), off1, unc1);
     int rc = TIDE_OK;
     if (rt->rank != 0) {
         send_to_root(tr, rt->coll_comm, &mine);

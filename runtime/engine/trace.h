@@ -40,6 +40,7 @@ enum { TIDE_TRACE_TID_COMM = 1000, TIDE_TRACE_TID_APP = 1001 };
 typedef struct tide_trace_summary {
     int32_t threads, nbuf;
     double sync0, off0, sync1, off1; /* clock comparisons: local time and offset to rank 0 */
+    double unc;                      /* the larger uncertainty of the two offsets */
     double cost;                     /* seconds the workers spent recording tasks */
     uint64_t tasks, dropped;         /* task events recorded; events dropped (buffers full) */
 } tide_trace_summary;

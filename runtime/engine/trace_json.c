@@ -233,7 +233,8 @@ static void other_data(out *o)
         dropped += s->dropped;
         cost += s->cost;
         if (s->dropped) fprintf(o->f, "\"dropped_rank_%d\":%" PRIu64 ",", r, s->dropped);
-        fprintf(o->f, "\"clock_offset_us_rank_%d\":%.3f,", r, 1e6 * s->off0);
+        fprintf(o->f, "\"clock_offset_us_rank_%d\":%.3f,\"clock_uncertainty_us_rank_%d\":%.3f,", r,
+                1e6 * s->off0, r, 1e6 * s->unc);
     }
     fprintf(o->f, "\"dropped_events\":%" PRIu64 ",\"record_ns_per_task\":%.1f}", dropped,
             tasks ? 1e9 * cost / (double)tasks : 0.0);
