@@ -17,11 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What recording a task costs is measured on every COST_EVERY-th task (the clock reading that
+ * measures it is not needed on the others); a thread keeps its last COST_SAMPLES measurements. */
+enum { COST_EVERY = 16, COST_SAMPLES = 128 };
+
 /* One per thread, each on cache lines of its own. */
 typedef struct trace_buf {
     _Alignas(TIDE_CACHELINE) tide_trace_event *ev;
     uint64_t n, cap, dropped, tasks;
-    double cost; /* seconds spent in tide_trace_task */
+    uint32_t nsample;
+    double sample[COST_SAMPLES]; /* seconds of recent sampled tide_trace_task calls */
 } trace_buf;
 
 struct tide_trace {
@@ -181,8 +186,8 @@ void tide_trace_task(tide_trace *tr, int slot, const tide_task *t, int phase, do
                                 .flags = (uint16_t)((t->remote ? TIDE_TEV_REMOTE : 0) |
                                                     (t->replicated ? TIDE_TEV_REPLICATED : 0)),
                                 .phase = (uint32_t)phase};
-    b->tasks++;
-    b->cost += tide_now() - t1; /* this call, its clock reading included */
+    if ((b->tasks++ & (COST_EVERY - 1)) == 0)
+        b->sample[b->nsample++ % COST_SAMPLES] = tide_now() - t1; /* its clock reading included */
 }
 
 /* A message on the comm thread: the n-th between this rank and peer, in that direction. */
@@ -280,6 +285,34 @@ const char *tide_trace_task_kind(const tide_trace_event *e)
 /* ---- finalize: gather on rank 0 and write -----------------------------------------------------
  */
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v[0 .. n) (sorted in place), -1 when n is 0. */
+static double median(double *v, int n)
+{
+    if (n == 0) return -1;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double tide_trace_cost(const tide_trace_run *run, double *lo, double *hi)
+{
+    double *v = malloc((size_t)run->nranks * sizeof *v);
+    if (!v) tide_fatal("out of memory writing the trace");
+    int n = 0;
+    for (int r = 0; r < run->nranks; r++)
+        if (run->rank[r].sum.cost >= 0) v[n++] = run->rank[r].sum.cost;
+    double m = median(v, n);
+    *lo = n ? v[0] : -1;
+    *hi = n ? v[n - 1] : -1;
+    free(v);
+    return m;
+}
+
 static tide_trace_summary summary_of(const tide_trace *tr, double sync1, double off1, double unc1)
 {
     tide_trace_summary s = {.threads = tr->threads,
@@ -289,11 +322,18 @@ static tide_trace_summary summary_of(const tide_trace *tr, double sync1, double 
                             .sync1 = sync1,
                             .off1 = off1,
                             .unc = tr->unc0 > unc1 ? tr->unc0 : unc1};
+    double *pool = malloc((size_t)tr->nbuf * COST_SAMPLES * sizeof *pool);
+    if (!pool) tide_fatal("out of memory finishing the trace");
+    int n = 0;
     for (int i = 0; i < tr->nbuf; i++) {
-        s.cost += tr->buf[i].cost;
         s.tasks += tr->buf[i].tasks;
         s.dropped += tr->buf[i].dropped;
+        uint32_t k = tr->buf[i].nsample < COST_SAMPLES ? tr->buf[i].nsample : COST_SAMPLES;
+        for (uint32_t j = 0; j < k; j++)
+            pool[n++] = tr->buf[i].sample[j];
     }
+    s.cost = median(pool, n);
+    free(pool);
     return s;
 }
 
@@ -398,25 +438,27 @@ static int write_run(tide_rt *rt, tide_trace_run *run)
         }
     }
     if (rc != TIDE_OK) return rc;
-    uint64_t events = 0, dropped = 0, tasks = 0;
-    double cost = 0;
+    uint64_t events = 0, dropped = 0;
     for (int r = 0; r < run->nranks; r++) {
         for (int b = 0; b < run->rank[r].sum.nbuf; b++)
             events += run->rank[r].n[b];
         dropped += run->rank[r].sum.dropped;
-        tasks += run->rank[r].sum.tasks;
-        cost += run->rank[r].sum.cost;
     }
     if (dropped)
         fprintf(stderr,
                 "tide: TIDE_TRACE: %llu events were dropped (a thread's buffer held "
                 "TIDE_TRACE_MAX_EVENTS=%d); the trace says which ranks lost events\n",
                 (unsigned long long)dropped, rt->cfg.trace_max_events);
-    if (!rt->cfg.quiet)
-        printf("tide: trace %s: %llu events, %llu dropped; recording cost %.0f ns per task; "
-               "written in %.2f s\n",
+    double lo, hi, cost = tide_trace_cost(run, &lo, &hi);
+    if (!rt->cfg.quiet && cost < 0)
+        printf("tide: trace %s: %llu events, %llu dropped, no task; written in %.2f s\n",
                rt->cfg.trace_path, (unsigned long long)events, (unsigned long long)dropped,
-               tasks ? 1e9 * cost / (double)tasks : 0.0, tide_now() - t0);
+               tide_now() - t0);
+    else if (!rt->cfg.quiet)
+        printf("tide: trace %s: %llu events, %llu dropped; recording a task costs %.0f ns (median; "
+               "ranks %.0f-%.0f ns); written in %.2f s\n",
+               rt->cfg.trace_path, (unsigned long long)events, (unsigned long long)dropped,
+               1e9 * cost, 1e9 * lo, 1e9 * hi, tide_now() - t0);
     return TIDE_OK;
 }
 

@@ -41,8 +41,8 @@ typedef struct tide_trace_summary {
     int32_t threads, nbuf;
     double sync0, off0, sync1, off1; /* clock comparisons: local time and offset to rank 0 */
     double unc;                      /* the larger uncertainty of the two offsets */
-    double cost;                     /* seconds the workers spent recording tasks */
-    uint64_t tasks, dropped;         /* task events recorded; events dropped (buffers full) */
+    double cost;             /* median seconds of the sampled task recordings (-1: none sampled) */
+    uint64_t tasks, dropped; /* task events recorded; events dropped (buffers full) */
 } tide_trace_summary;
 
 typedef struct tide_trace_rank {
@@ -61,6 +61,9 @@ typedef struct tide_trace_run {
 
 /* Seconds since the trace's origin, on rank 0's clock, of a time local to rank r. */
 double tide_trace_time(const tide_trace_run *run, int r, double local);
+/* Recording a task, in seconds: the median over the ranks of each rank's median, and the
+ * lowest and highest rank's (-1 when no task was recorded). */
+double tide_trace_cost(const tide_trace_run *run, double *lo, double *hi);
 /* Wire kind names: "tasks", "result", "control". */
 const char *tide_trace_msg_name(int wire_kind);
 /* Task kind: "local", "offloaded", "replica". */

@@ -223,21 +223,25 @@ static void plan(out *o)
 
 static void other_data(out *o)
 {
-    uint64_t tasks = 0, dropped = 0;
-    double cost = 0;
+    uint64_t dropped = 0;
     fputs("\"otherData\":{\"format\":\"tide-trace\",\"version\":1,", o->f);
     fprintf(o->f, "\"ranks\":%d,\"max_events_per_thread\":%d,", o->run->nranks, o->run->max_events);
     for (int r = 0; r < o->run->nranks; r++) {
         const tide_trace_summary *s = &o->run->rank[r].sum;
-        tasks += s->tasks;
         dropped += s->dropped;
-        cost += s->cost;
         if (s->dropped) fprintf(o->f, "\"dropped_rank_%d\":%" PRIu64 ",", r, s->dropped);
         fprintf(o->f, "\"clock_offset_us_rank_%d\":%.3f,\"clock_uncertainty_us_rank_%d\":%.3f,", r,
                 1e6 * s->off0, r, 1e6 * s->unc);
     }
-    fprintf(o->f, "\"dropped_events\":%" PRIu64 ",\"record_ns_per_task\":%.1f}", dropped,
-            tasks ? 1e9 * cost / (double)tasks : 0.0);
+    double lo, hi, cost = tide_trace_cost(o->run, &lo, &hi);
+    fprintf(o->f, "\"dropped_events\":%" PRIu64 ",", dropped);
+    if (cost >= 0)
+        fprintf(o->f,
+                "\"record_ns_per_task\":%.1f,\"record_ns_rank_min\":%.1f,"
+                "\"record_ns_rank_max\":%.1f}",
+                1e9 * cost, 1e9 * lo, 1e9 * hi);
+    else
+        fputs("\"record_ns_per_task\":null}", o->f);
 }
 
 int tide_trace_write_json(const tide_trace_run *run, FILE *f)
