@@ -18,7 +18,8 @@
 #include <string.h>
 
 /* What recording a task costs is measured on every COST_EVERY-th task (the clock reading that
- * measures it is not needed on the others); a thread keeps its last COST_SAMPLES measurements. */
+ * measures it is not needed on the others), never on a thread's first, which allocates its
+ * buffer; a thread keeps its last COST_SAMPLES measurements. */
 enum { COST_EVERY = 16, COST_SAMPLES = 128 };
 
 /* One per thread, each on cache lines of its own. */
@@ -186,7 +187,7 @@ void tide_trace_task(tide_trace *tr, int slot, const tide_task *t, int phase, do
                                 .flags = (uint16_t)((t->remote ? TIDE_TEV_REMOTE : 0) |
                                                     (t->replicated ? TIDE_TEV_REPLICATED : 0)),
                                 .phase = (uint32_t)phase};
-    if ((b->tasks++ & (COST_EVERY - 1)) == 0)
+    if ((b->tasks++ & (COST_EVERY - 1)) == COST_EVERY - 1)
         b->sample[b->nsample++ % COST_SAMPLES] = tide_now() - t1; /* its clock reading included */
 }
 
@@ -451,7 +452,8 @@ static int write_run(tide_rt *rt, tide_trace_run *run)
                 (unsigned long long)dropped, rt->cfg.trace_max_events);
     double lo, hi, cost = tide_trace_cost(run, &lo, &hi);
     if (!rt->cfg.quiet && cost < 0)
-        printf("tide: trace %s: %llu events, %llu dropped, no task; written in %.2f s\n",
+        printf("tide: trace %s: %llu events, %llu dropped; recording cost not measured (it is "
+               "on every 16th task of a thread); written in %.2f s\n",
                rt->cfg.trace_path, (unsigned long long)events, (unsigned long long)dropped,
                tide_now() - t0);
     else if (!rt->cfg.quiet)

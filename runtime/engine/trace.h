@@ -62,7 +62,7 @@ typedef struct tide_trace_run {
 /* Seconds since the trace's origin, on rank 0's clock, of a time local to rank r. */
 double tide_trace_time(const tide_trace_run *run, int r, double local);
 /* Recording a task, in seconds: the median over the ranks of each rank's median, and the
- * lowest and highest rank's (-1 when no task was recorded). */
+ * lowest and highest rank's (-1 when no recording was timed). */
 double tide_trace_cost(const tide_trace_run *run, double *lo, double *hi);
 /* Wire kind names: "tasks", "result", "control". */
 const char *tide_trace_msg_name(int wire_kind);
