@@ -7,10 +7,11 @@
  * through MPI rather than writing a part per rank and merging them assumes no file system shared
  * between the nodes, leaves no partial files behind, and lets one writer order the output.
  *
- * Clocks: rank 0 compares its clock with every other rank's by ping-pong at init and again at
- * finalize (the exchange with the shortest round trip of several gives each offset), and maps
- * every rank's times onto its own, interpolating linearly between the two comparisons so that a
- * drift between nodes' clocks is corrected too. */
+ * Clocks: ranks of one node share CLOCK_MONOTONIC; the first rank of every other node compares
+ * its clock with rank 0's by ping-pong at init and again at finalize (the exchange with the
+ * shortest round trip of several gives the offset), and rank 0 maps every rank's times onto its
+ * own, interpolating linearly between the two comparisons so that a drift between nodes' clocks
+ * is corrected too. */
 #include "trace.h"
 
 #include <math.h>
@@ -55,7 +56,6 @@ int tide_trace_create(tide_rt *rt)
     tide_trace *tr = calloc(1, sizeof *tr);
     if (!tr) return tide_fail(TIDE_ERR_NOMEM, "out of memory for the trace");
     rt->trace = tr;
-    tr->threads = rt->cfg.threads > 0 ? rt->cfg.threads : 0; /* set again by tide_trace_start */
     tr->size = rt->size;
     tr->rank = rt->rank;
     tr->max = (uint64_t)rt->cfg.trace_max_events;
