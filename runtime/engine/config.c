@@ -22,6 +22,7 @@ _Static_assert(TIDE_KNOB_ERR_CONFIG == TIDE_ERR_CONFIG, "one error code for a ba
 
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
+static const char *const trace_format_names[] = {"auto", "json", "otf2", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -141,6 +142,28 @@ static const tide_knob runtime_rows[] = {
      .help = "rank 0 writes the statistics JSON there at finalize (docs/stats.md; created at "
              "init, see below)",
      FIELD(stats_path)},
+    {.name = "TIDE_TRACE",
+     .kind = TIDE_KNOB_PATH,
+     .allowed = "a file path shorter than 1024 bytes (unset TIDE_TRACE to trace nothing)",
+     .help = "rank 0 writes one timeline of the run there at finalize: every rank's tasks, "
+             "messages, phases and plans (docs/trace.md; created at init)",
+     FIELD(trace_path)},
+    {.name = "TIDE_TRACE_FORMAT",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = trace_format_names,
+     .help = "`json`: Chrome trace-event JSON (Perfetto); `otf2`: an OTF2 archive (Vampir; needs a "
+             "build with the OTF2 library); `auto`: `otf2` when `TIDE_TRACE` ends in `.otf2`, else "
+             "`json`",
+     FIELD(trace_format)},
+    {.name = "TIDE_TRACE_MAX_EVENTS",
+     .kind = TIDE_KNOB_INT,
+     .def = "1000000",
+     .min = 1,
+     .max = 16000000,
+     .help = "most events kept per thread (48 bytes each, allocated as they come); later ones are "
+             "dropped and counted, and finalize says how many",
+     FIELD(trace_max_events)},
     {.name = "TIDE_QUIET",
      .kind = TIDE_KNOB_CHOICE,
      .def = "0",

@@ -58,6 +58,9 @@ typedef struct tide_config {
     int lb_period;          /* TIDE_LB_PERIOD: iterations between reschedulings */
     tide_global_params global; /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
     char objects_stats_path[1024]; /* TIDE_OBJECTS_STATS; "" = none */
+    char trace_path[1024];         /* TIDE_TRACE; "" = no trace */
+    int trace_format;              /* TIDE_TRACE_FORMAT: tide_trace_format */
+    int trace_max_events;          /* TIDE_TRACE_MAX_EVENTS: per thread */
 } tide_config;
 
 void tide_config_defaults(tide_config *cfg);
@@ -229,6 +232,7 @@ typedef struct tide_lb_host {
     void *state;
     double knob[TIDE_LB_KNOBS_MAX]; /* the strategy's own knobs, in its order */
     tide_lb_actions actions;
+    bool planning; /* inside phase_begin: what moves now is the plan (the trace says so) */
 } tide_lb_host;
 
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
@@ -362,6 +366,39 @@ void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
                               FILE *out);
 void tide_stats_free(tide_phase_log *log);
 
+/* ---- timeline traces (trace.c, trace_json.c, trace_otf2.c) ------------------------------------
+ */
+
+typedef enum { TIDE_TRACE_AUTO = 0, TIDE_TRACE_JSON = 1, TIDE_TRACE_OTF2 = 2 } tide_trace_format;
+
+typedef struct tide_trace tide_trace;
+
+/* tide_init, every rank: resolves the format, allocates the per-thread buffers, and on rank 0
+ * opens the output (a path it cannot write, or OTF2 asked of a build without it, fails here with
+ * one line). Local only: the caller agrees on the result across ranks. */
+int tide_trace_create(tide_rt *rt);
+/* tide_init, every rank, once coll_comm exists and before the comm thread starts: the first clock
+ * comparison with rank 0. */
+void tide_trace_start(tide_rt *rt);
+/* The recording hooks; each is reached only through `if (rt->trace)`. A worker (slot): */
+void tide_trace_task(tide_trace *tr, int slot, const tide_task *t, int phase, double t0, double t1);
+/* Comm thread: a message posted (buf starts with its wire header) or received and handled. */
+void tide_trace_send(tide_trace *tr, int dest, const unsigned char *buf, size_t len, double t0,
+                     double t1);
+void tide_trace_recv(tide_trace *tr, const tide_wire_header *h, size_t len, double t0, double t1);
+/* Comm thread: the strategy moved n tasks to dest (planned: during phase_begin, i.e. the plan),
+ * or sent a copy of own task seq to dest. */
+void tide_trace_move(tide_trace *tr, int phase, int dest, int n, bool planned);
+void tide_trace_replica(tide_trace *tr, int phase, int dest, uint64_t seq);
+/* Application thread: one tide_taskwait (phase, its own tasks) from its start to its return. */
+void tide_trace_phase(tide_trace *tr, int phase, long tasks, double t0, double t1);
+/* tide_finalize, every rank, after the comm thread stopped: the last clock comparison, every
+ * rank's events to rank 0, which writes the file and says what it wrote. Returns rank 0's
+ * error (TIDE_OK elsewhere) and frees the trace. */
+int tide_trace_finish(tide_rt *rt);
+/* Frees the trace of a run that ends without tide_trace_finish (a failed tide_init). */
+void tide_trace_discard(tide_rt *rt);
+
 /* ---- the runtime ------------------------------------------------------------------------------
  */
 
@@ -411,6 +448,7 @@ struct tide_rt {
     long phase_tasks;
 
     tide_worker_slot *slots; /* threads entries */
+    tide_trace *trace;       /* TIDE_TRACE: NULL when off (the hooks' one branch) */
 
     /* Comm-thread-only state. */
     pthread_t comm;

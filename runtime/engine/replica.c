@@ -88,6 +88,7 @@ static bool replicate_one(tide_queue *q, tide_task *t, void *arg)
     atomic_store(&t->refs, 2);
     table_put(get(rt), t);
     tide_transport_send(rt, r->dest, buf, len);
+    if (rt->trace) tide_trace_replica(rt->trace, rt->cphase, r->dest, t->seq);
     r->done++;
     return true;
 }

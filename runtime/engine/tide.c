@@ -135,6 +135,7 @@ static void rt_free(tide_rt *rt)
     pthread_cond_destroy(&rt->comm_cv);
     pthread_cond_destroy(&rt->call_cv);
     tide_stats_free(&rt->log);
+    tide_trace_discard(rt);
     free(rt->slots);
     free(rt);
 }
@@ -179,6 +180,7 @@ int tide_init(int *argc, char ***argv)
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);
     rc = agree(rt, rc, TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK) rc = agree(rt, tide_trace_create(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->cfg.check_exe)
         rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
@@ -204,6 +206,7 @@ int tide_init(int *argc, char ***argv)
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &rt->data_comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &rt->coll_comm);
+    if (rt->trace) tide_trace_start(rt);
     tide_rt_global = rt;
     rc = tide_comm_start(rt);
     if (rc != TIDE_OK) {
@@ -238,6 +241,8 @@ int tide_taskwait(void)
     tide_comm_wake(rt);
 #pragma omp parallel num_threads(rt->threads)
     tide_worker_loop(rt, omp_get_thread_num());
+    if (rt->trace)
+        tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, tide_now());
     rt->phase++;
     atomic_store(&rt->in_taskwait, false);
     return TIDE_OK;
@@ -261,9 +266,10 @@ int tide_finalize(void)
                 "after their submission)\n",
                 rt->rank, leftover);
     tide_comm_stop(rt);
-    int rc = objects_rc;
+    int rc = objects_rc, trace_rc = tide_trace_finish(rt);
     if (rt->rank == 0) {
         if (rc != TIDE_OK) fprintf(stderr, "tide: %s\n", tide_last_error_message());
+        keep_first(&rc, trace_rc);
         if (rt->cfg.stats_path[0]) keep_first(&rc, write_stats(rt));
         keep_first(&rc, tide_outfile_close(&rt->stats_file));
         keep_first(&rc, tide_outfile_close(&rt->objects_stats_file));

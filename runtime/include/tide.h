@@ -77,7 +77,8 @@ TIDE_API int tide_init(int *argc, char ***argv);
  * and finalizes MPI when tide_init initialized it. Collective. */
 TIDE_API int tide_finalize(void);
 
-/* Sets a configuration knob before tide_init, by its environment name ("TIDE_LB", "random").
+/* Sets a configuration knob before tide_init, by its environment name ("TIDE_LB", "random";
+ * "TIDE_TRACE", "run.json" for a timeline of the run, docs/trace.md).
  * The same parser as the environment validates it; TIDE_ERR_CONFIG names what is allowed.
  * A variable set in the environment overrides the value set here (the operator has the last
  * word). */
