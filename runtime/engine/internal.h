@@ -49,6 +49,7 @@ typedef struct tide_config {
     int verbose;           /* TIDE_VERBOSE */
     uint64_t seed;         /* TIDE_SEED */
     int check_exe;         /* TIDE_CHECK_EXE */
+    int strict;            /* TIDE_STRICT: an unknown TIDE_* name in the environment is an error */
     int round_us;          /* TIDE_ROUND_US: interval of status rounds */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];
@@ -64,8 +65,10 @@ void tide_config_defaults(tide_config *cfg);
 /* Applies one knob by its variable name; on error fills err with one line and returns
  * TIDE_ERR_CONFIG. */
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len);
-/* Defaults, then values set through tide_config_set, then the environment. */
-int tide_config_load(tide_config *cfg, char *err, size_t len);
+/* Defaults, then values set through tide_config_set, then the environment. An unknown TIDE_*
+ * name in the environment fails when it is a misspelt knob or TIDE_STRICT=1; otherwise it is
+ * ignored and named in warn (one line, "" when none) for rank 0 to print. */
+int tide_config_load(tide_config *cfg, char *err, size_t len, char *warn, size_t wlen);
 void tide_config_forget_api_values(void);
 const char *tide_offload_name(tide_offload_kind k);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */

@@ -174,10 +174,11 @@ int tide_init(int *argc, char ***argv)
         return init_fail(rt, rc);
     }
     if (agree(rt, rc, TIDE_ERR_MPI) != TIDE_OK) return init_fail(rt, rc);
-    char err[512];
-    rc = tide_config_load(&rt->cfg, err, sizeof err);
+    char err[512], warn[512];
+    rc = tide_config_load(&rt->cfg, err, sizeof err, warn, sizeof warn);
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);
     rc = agree(rt, rc, TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK && rt->rank == 0 && warn[0]) fprintf(stderr, "tide: warning: %s\n", warn);
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->cfg.check_exe)
