@@ -3,6 +3,7 @@
 #define TIDE_INTERNAL_H
 
 #include "tide.h"
+#include "tide_mpi.h"
 #include "tide_lb.h"
 #include "tide_global.h"
 #include "tide_predictor.h"
@@ -389,7 +390,9 @@ struct tide_rt {
     tide_config cfg;
     int rank, size, threads;
     bool mpi_owned; /* tide_init initialized MPI */
-    MPI_Comm data_comm, coll_comm;
+    /* Tide's duplicate of the communicator it runs on (tide_init_comm), the parent of data_comm
+     * and coll_comm (the comm thread's) and of the objects layer's. */
+    MPI_Comm mpi_comm, data_comm, coll_comm;
     tide_lb_host lb;
 
     /* own tasks not yet started; its lock also orders tide_task_submit against the start of

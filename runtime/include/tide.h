@@ -70,7 +70,8 @@ typedef struct tide_task tide_task;
 
 /* Initializes MPI when the application has not (with MPI_THREAD_MULTIPLE), reads the TIDE_*
  * environment, checks that every rank runs the same executable, and starts the comm thread.
- * Collective over MPI_COMM_WORLD. argc/argv may be NULL. */
+ * Collective over MPI_COMM_WORLD. argc/argv may be NULL. To run Tide on a communicator of the
+ * application's (one component of a coupled code), use tide_init_comm of tide_mpi.h instead. */
 TIDE_API int tide_init(int *argc, char ***argv);
 
 /* Stops the comm thread, writes statistics (TIDE_STATS) and the summary (unless TIDE_QUIET),
@@ -83,7 +84,8 @@ TIDE_API int tide_finalize(void);
  * word). */
 TIDE_API int tide_config_set(const char *name, const char *value);
 
-/* This rank, the number of ranks, the worker threads per rank; TIDE_ERR_STATE before tide_init. */
+/* This rank, the number of ranks (in MPI_COMM_WORLD, or in the communicator given to
+ * tide_init_comm), the worker threads per rank; TIDE_ERR_STATE before tide_init. */
 TIDE_API int tide_rank(void);
 TIDE_API int tide_size(void);
 TIDE_API int tide_num_threads(void);
