@@ -184,7 +184,7 @@ uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);
  */
 
 #define TIDE_WIRE_MAGIC 0x45444954u /* "TIDE" */
-#define TIDE_WIRE_VERSION 1
+#define TIDE_WIRE_VERSION 2
 enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2, TIDE_MSG_CONTROL = 3 };
 
 typedef struct tide_wire_header {
