@@ -3,6 +3,7 @@
 #define TIDE_INTERNAL_H
 
 #include "tide.h"
+#include "tide_mpi.h"
 #include "tide_lb.h"
 #include "tide_global.h"
 #include "tide_predictor.h"
@@ -49,6 +50,7 @@ typedef struct tide_config {
     int verbose;           /* TIDE_VERBOSE */
     uint64_t seed;         /* TIDE_SEED */
     int check_exe;         /* TIDE_CHECK_EXE */
+    int strict;            /* TIDE_STRICT: an unknown TIDE_* name in the environment is an error */
     int round_us;          /* TIDE_ROUND_US: interval of status rounds */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];
@@ -67,8 +69,10 @@ void tide_config_defaults(tide_config *cfg);
 /* Applies one knob by its variable name; on error fills err with one line and returns
  * TIDE_ERR_CONFIG. */
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len);
-/* Defaults, then values set through tide_config_set, then the environment. */
-int tide_config_load(tide_config *cfg, char *err, size_t len);
+/* Defaults, then values set through tide_config_set, then the environment. An unknown TIDE_*
+ * name in the environment fails when it is a misspelt knob or TIDE_STRICT=1; otherwise it is
+ * ignored and named in warn (one line, "" when none) for rank 0 to print. */
+int tide_config_load(tide_config *cfg, char *err, size_t len, char *warn, size_t wlen);
 void tide_config_forget_api_values(void);
 const char *tide_offload_name(tide_offload_kind k);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
@@ -183,7 +187,7 @@ uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);
  */
 
 #define TIDE_WIRE_MAGIC 0x45444954u /* "TIDE" */
-#define TIDE_WIRE_VERSION 1
+#define TIDE_WIRE_VERSION 2
 enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2, TIDE_MSG_CONTROL = 3 };
 
 typedef struct tide_wire_header {
@@ -423,7 +427,9 @@ struct tide_rt {
     tide_config cfg;
     int rank, size, threads;
     bool mpi_owned; /* tide_init initialized MPI */
-    MPI_Comm data_comm, coll_comm;
+    /* Tide's duplicate of the communicator it runs on (tide_init_comm), the parent of data_comm
+     * and coll_comm (the comm thread's) and of the objects layer's. */
+    MPI_Comm mpi_comm, data_comm, coll_comm;
     tide_lb_host lb;
 
     /* own tasks not yet started; its lock also orders tide_task_submit against the start of
