@@ -230,6 +230,9 @@ int tide_taskwait(void)
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
     }
     rt->phase_tasks = atomic_exchange(&rt->submitted, 0);
+    rt->phase_hints = rt->hints;
+    rt->hints.n = 0;
+    rt->hints.sum = 0;
     pthread_mutex_unlock(&rt->local.lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
