@@ -449,6 +449,7 @@ struct tide_rt {
     long phase_tasks;
 
     tide_worker_slot *slots; /* threads entries */
+    struct tide_pool *pool;  /* pool.c: the workers besides the application thread */
 
     /* Comm-thread-only state. */
     pthread_t comm;
@@ -530,6 +531,12 @@ void tide_comm_wake(tide_rt *rt);
  * rank's comm thread enters the same way. */
 void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg);
 void tide_workers_wake(tide_rt *rt);
+/* The worker pool (pool.c): threads - 1 pthreads that sleep between phases. */
+typedef struct tide_pool tide_pool;
+int tide_pool_start(tide_rt *rt);
+void tide_pool_stop(tide_rt *rt);
+/* taskwait: runs the phase on every worker and this thread (slot 0); returns when all left it. */
+void tide_pool_run_phase(tide_rt *rt);
 /* Runs tasks on this thread until the phase is done everywhere. */
 void tide_worker_loop(tide_rt *rt, int slot);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);

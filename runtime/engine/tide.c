@@ -205,7 +205,11 @@ int tide_init(int *argc, char ***argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &rt->data_comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &rt->coll_comm);
     tide_rt_global = rt;
-    rc = tide_comm_start(rt);
+    rc = tide_pool_start(rt);
+    if (rc == TIDE_OK) {
+        rc = tide_comm_start(rt);
+        if (rc != TIDE_OK) tide_pool_stop(rt);
+    }
     if (rc != TIDE_OK) {
         tide_rt_global = NULL;
         tide_predict_finalize(rt);
@@ -239,8 +243,7 @@ int tide_taskwait(void)
     rt->phase_start = tide_now();
     atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
     tide_comm_wake(rt);
-#pragma omp parallel num_threads(rt->threads)
-    tide_worker_loop(rt, omp_get_thread_num());
+    tide_pool_run_phase(rt);
     rt->phase++;
     atomic_store(&rt->in_taskwait, false);
     return TIDE_OK;
@@ -264,6 +267,7 @@ int tide_finalize(void)
                 "after their submission)\n",
                 rt->rank, leftover);
     tide_comm_stop(rt);
+    tide_pool_stop(rt);
     int rc = objects_rc;
     if (rt->rank == 0) {
         if (rc != TIDE_OK) fprintf(stderr, "tide: %s\n", tide_last_error_message());
