@@ -16,6 +16,8 @@ void tide_queue_init(tide_queue *q)
     pthread_mutex_init(&q->lock, NULL);
     q->head = q->tail = NULL;
     atomic_init(&q->count, 0);
+    q->levels = NULL;
+    q->nlevels = q->cap_levels = 0;
 }
 
 void tide_queue_destroy(tide_queue *q)

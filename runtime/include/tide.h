@@ -129,7 +129,11 @@ TIDE_API int tide_task_discard(tide_task *task);
 /* Ends an iteration (a phase): executes the submitted tasks on this rank's workers, lets the
  * balancing strategy move tasks between ranks, and returns on every rank only when every task
  * of the phase on every rank has completed and its outputs are back in the origin's buffers.
- * Collective; call it from one thread per rank, outside any task. */
+ * Collective; call it from one thread per rank, outside any task.
+ * The workers are the calling thread and TIDE_THREADS - 1 threads of Tide's own (placed as
+ * OMP_PROC_BIND would place OpenMP's threads), not an OpenMP parallel region: they cost no CPU
+ * between taskwaits whatever OMP_WAIT_POLICY says, and a task that opens its own parallel region
+ * gets a team of its own (omp_get_thread_num() in a task outside such a region is 0). */
 TIDE_API int tide_taskwait(void);
 
 /* ---- errors and statistics ----------------------------------------------------------------- */
