@@ -117,6 +117,9 @@ struct tide_task {
     bool remote;     /* executing here on behalf of `origin` */
     bool queued;     /* in a queue (changed under that queue's lock) */
     bool replicated; /* a copy runs speculatively on rank `holder` */
+    bool pinned;     /* tide_task_set_pinned: never leaves its origin (no strategy moves it) */
+    int priority;    /* tide_task_set_priority: higher runs first; the queue's order */
+    double cost;     /* tide_task_set_cost: seconds, -1 without a hint */
     int holder;
     atomic_int refs;  /* replicated tasks: the local side and the replica table each hold one */
     double exec_time; /* measured, seconds */
@@ -138,10 +141,18 @@ void tide_task_free(tide_task *t);
 void tide_task_release(tide_task *t);
 void tide_rbuf_release(tide_rbuf *b);
 
+/* One priority present in a queue and its last task (queue.c). */
+typedef struct tide_queue_level {
+    int prio;
+    tide_task *last;
+} tide_queue_level;
+
 typedef struct tide_queue {
     pthread_mutex_t lock;
-    tide_task *head, *tail;
+    tide_task *head, *tail; /* descending priority, FIFO among equals */
     atomic_long count;
+    tide_queue_level *levels; /* the priorities present, descending */
+    int nlevels, cap_levels;
 } tide_queue;
 
 void tide_queue_init(tide_queue *q);
@@ -150,7 +161,7 @@ void tide_queue_push(tide_queue *q, tide_task *t);
 void tide_queue_push_locked(tide_queue *q, tide_task *t); /* the caller holds q->lock */
 tide_task *tide_queue_pop_front(tide_queue *q);
 /* Takes up to n tasks from the back (the ones a worker would start last) into out[], skipping
- * replicated ones. */
+ * replicated and pinned ones. */
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n);
 /* Unlinks t if it is still in q; true when this call took it (no worker will run it). */
 bool tide_queue_remove(tide_queue *q, tide_task *t);
@@ -354,6 +365,10 @@ enum tide_pred_model_code {
     TIDE_PMODEL_TOOL
 };
 
+/* The engine's own prediction source beside the predictor's (tide_pred_source): the
+ * application's cost hints served the phase (predict.c). */
+enum { TIDE_SRC_HINT = TIDE_SRC_COUNT };
+
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
 
 typedef struct tide_phase_log {
@@ -403,6 +418,22 @@ int tide_trace_finish(tide_rt *rt);
 /* Frees the trace of a run that ends without tide_trace_finish (a failed tide_init). */
 void tide_trace_discard(tide_rt *rt);
 
+/* The finalize verdict (verdict.c, docs/stats.md "The verdict"): run totals in seconds. */
+typedef struct tide_verdict {
+    double unbalanced; /* sum over phases of max(max_i L_i / threads, ideal): no balancing */
+    double ideal;      /* sum of the phases' ideal times */
+    double achieved;   /* sum of the phases' W_max */
+    double saving;     /* (unbalanced - ideal) / unbalanced: what perfect balance would save */
+    double recovered;  /* (unbalanced - achieved) / (unbalanced - ideal); 0 when balanced */
+    double remaining;  /* (achieved - ideal) / achieved, at least 0 */
+    bool balanced;     /* saving below 2%: recovered is not meaningful */
+    int64_t moved;     /* tasks executed away from their origin */
+} tide_verdict;
+
+tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads);
+/* One line "tide: verdict: ..." (no newline) for lb. */
+void tide_verdict_format(const tide_verdict *v, const char *lb, char *out, size_t len);
+
 /* ---- the runtime ------------------------------------------------------------------------------
  */
 
@@ -439,7 +470,14 @@ struct tide_rt {
     tide_queue results; /* executed remote tasks whose results await sending */
 
     atomic_uint_fast64_t next_seq;
-    atomic_long submitted;   /* own tasks submitted since the last taskwait */
+    atomic_long submitted; /* own tasks submitted since the last taskwait */
+    /* Cost hints of the tasks submitted since the last taskwait (under local.lock), and of the
+     * phase that runs (phase_hints, taken by taskwait): predict.c serves them when every own
+     * task of the phase has one. */
+    struct {
+        long n;
+        double sum;
+    } hints, phase_hints;
     atomic_long outstanding; /* own tasks of the phase not completed yet */
     atomic_bool in_taskwait;
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
@@ -455,6 +493,7 @@ struct tide_rt {
 
     tide_worker_slot *slots; /* threads entries */
     tide_trace *trace;       /* TIDE_TRACE: NULL when off (the hooks' one branch) */
+    struct tide_pool *pool;  /* pool.c: the workers besides the application thread */
 
     /* Comm-thread-only state. */
     pthread_t comm;
@@ -536,6 +575,12 @@ void tide_comm_wake(tide_rt *rt);
  * rank's comm thread enters the same way. */
 void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg);
 void tide_workers_wake(tide_rt *rt);
+/* The worker pool (pool.c): threads - 1 pthreads that sleep between phases. */
+typedef struct tide_pool tide_pool;
+int tide_pool_start(tide_rt *rt);
+void tide_pool_stop(tide_rt *rt);
+/* taskwait: runs the phase on every worker and this thread (slot 0); returns when all left it. */
+void tide_pool_run_phase(tide_rt *rt);
 /* Runs tasks on this thread until the phase is done everywhere. */
 void tide_worker_loop(tide_rt *rt, int slot);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);

@@ -227,7 +227,11 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     MPI_Comm_dup(rt->mpi_comm, &rt->coll_comm);
     if (rt->trace) tide_trace_start(rt);
     tide_rt_global = rt;
-    rc = tide_comm_start(rt);
+    rc = tide_pool_start(rt);
+    if (rc == TIDE_OK) {
+        rc = tide_comm_start(rt);
+        if (rc != TIDE_OK) tide_pool_stop(rt);
+    }
     if (rc != TIDE_OK) {
         tide_rt_global = NULL;
         tide_predict_finalize(rt);
@@ -252,14 +256,16 @@ int tide_taskwait(void)
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
     }
     rt->phase_tasks = atomic_exchange(&rt->submitted, 0);
+    rt->phase_hints = rt->hints;
+    rt->hints.n = 0;
+    rt->hints.sum = 0;
     pthread_mutex_unlock(&rt->local.lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
     atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
     tide_comm_wake(rt);
-#pragma omp parallel num_threads(rt->threads)
-    tide_worker_loop(rt, omp_get_thread_num());
+    tide_pool_run_phase(rt);
     if (rt->trace)
         tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, tide_now());
     rt->phase++;
@@ -285,6 +291,7 @@ int tide_finalize(void)
                 "after their submission)\n",
                 rt->rank, leftover);
     tide_comm_stop(rt);
+    tide_pool_stop(rt);
     int rc = objects_rc, trace_rc = tide_trace_finish(rt);
     if (rt->rank == 0) {
         if (rc != TIDE_OK) fprintf(stderr, "tide: %s\n", tide_last_error_message());

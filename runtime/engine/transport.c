@@ -167,7 +167,7 @@ static bool select_one(tide_queue *q, tide_task *t, void *arg)
     selection *s = arg;
     if (s->k >= s->n) return false;
     int d = s->dest[s->k++];
-    if (d == s->rt->rank || d < 0 || d >= s->rt->size || t->replicated) return true;
+    if (d == s->rt->rank || d < 0 || d >= s->rt->size || t->replicated || t->pinned) return true;
     tide_queue_unlink_locked(q, t);
     tide_queue_push(&s->rt->transport->outgoing[d], t);
     s->moved++;

@@ -171,6 +171,27 @@ module tide
         end function
     end interface
 
+    ! Hints, before submission (tide.h): pinned, cost in seconds, priority (higher first).
+    public :: tide_task_set_pinned, tide_task_set_cost, tide_task_set_priority
+    interface
+        integer(c_int) function tide_task_set_pinned(task) bind(C, name="tide_task_set_pinned")
+            import :: c_int, c_ptr
+            type(c_ptr), value :: task
+        end function
+        integer(c_int) function tide_task_set_cost(task, seconds) &
+            bind(C, name="tide_task_set_cost")
+            import :: c_int, c_ptr, c_double
+            type(c_ptr), value :: task
+            real(c_double), value :: seconds
+        end function
+        integer(c_int) function tide_task_set_priority(task, priority) &
+            bind(C, name="tide_task_set_priority")
+            import :: c_int, c_ptr
+            type(c_ptr), value :: task
+            integer(c_int), value :: priority
+        end function
+    end interface
+
     public :: tide_task_submit
     interface
         integer(c_int) function tide_task_submit(task) bind(C, name="tide_task_submit")

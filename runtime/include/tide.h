@@ -127,6 +127,27 @@ TIDE_API int tide_task_create(tide_task **out, tide_task_fn fn, int nargs, const
  * statistics (L_pred, pred_mape) and change nothing (docs/predictor.md). */
 TIDE_API int tide_task_set_feature(tide_task *task, int index, double value);
 
+/* Hints, set on a task before submission (docs/strategies.md, "Per-task hints").
+ *
+ * Pinned: the task runs on this rank. No strategy offloads, steals, replicates or migrates it
+ * (the engine refuses to move it, whatever the strategy asks); use it for a task that touches
+ * rank-local state. Its load still counts in the rank's.
+ *
+ * Cost: the task's expected run time in seconds (finite, >= 0). In a phase where every own task
+ * of the rank has a cost, the rank's predicted load is the sum of the costs (uncertainty 0, the
+ * statistics' pred_source "hint") and the costs are the per-task weights the proactive planner
+ * chooses from, from the first phase on, without training. When only some tasks have one, the
+ * costs are ignored and the load model serves as without hints.
+ *
+ * Priority: higher runs first on its rank, FIFO among equal priorities (default 0). Strategies
+ * that move "tasks from the back of the queue" (react, ws, rep, random, proact's uniform plan)
+ * therefore offload the lowest-priority tasks first; proact's per-task plan chooses by weight and,
+ * among equal weights, the lower priority. A task that left its rank runs among the tasks received
+ * there, in arrival order. */
+TIDE_API int tide_task_set_pinned(tide_task *task);
+TIDE_API int tide_task_set_cost(tide_task *task, double seconds);
+TIDE_API int tide_task_set_priority(tide_task *task, int priority);
+
 /* Hands the task to Tide; it runs during the next tide_taskwait(). Thread-safe. */
 TIDE_API int tide_task_submit(tide_task *task);
 
@@ -142,7 +163,12 @@ TIDE_API int tide_task_discard(tide_task *task);
  * as it likes, e.g. its own halo exchange, on any communicator: Tide needs MPI_THREAD_MULTIPLE
  * because its comm thread calls MPI at the same time, and it uses only its own duplicates of
  * the communicator it runs on, so its messages never match the application's. Other threads of
- * the application may call MPI during a phase too; tasks may not (see tide_task_fn). */
+ * the application may call MPI during a phase too; tasks may not (see tide_task_fn).
+ *
+ * The workers are the calling thread and TIDE_THREADS - 1 threads of Tide's own (placed as
+ * OMP_PROC_BIND would place OpenMP's threads), not an OpenMP parallel region: they cost no CPU
+ * between taskwaits whatever OMP_WAIT_POLICY says, and a task that opens its own parallel region
+ * gets a team of its own (omp_get_thread_num() in a task outside such a region is 0). */
 TIDE_API int tide_taskwait(void);
 
 /* ---- errors and statistics ----------------------------------------------------------------- */

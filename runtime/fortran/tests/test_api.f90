@@ -210,6 +210,11 @@ contains
         call expect(tide_task_create(task, scale_task, 1, args) == TIDE_OK, "tide_task_create")
         call expect(tide_task_set_feature(task, TIDE_MAX_FEATURES, 1.0_c_double) == &
                     TIDE_ERR_INVALID, "feature index TIDE_MAX_FEATURES is TIDE_ERR_INVALID")
+        call expect(tide_task_set_cost(task, -1.0_c_double) == TIDE_ERR_INVALID, &
+                    "a negative cost is TIDE_ERR_INVALID")
+        call expect(tide_task_set_cost(task, 0.5_c_double) == TIDE_OK, "tide_task_set_cost")
+        call expect(tide_task_set_priority(task, 3) == TIDE_OK, "tide_task_set_priority")
+        call expect(tide_task_set_pinned(task) == TIDE_OK, "tide_task_set_pinned")
         call expect(tide_task_discard(task) == TIDE_OK, "tide_task_discard")
         call expect(tide_objects_set_lb("no-such-lb", 1) == TIDE_ERR_INVALID, &
                     "a bad global strategy is TIDE_ERR_INVALID")
