@@ -110,6 +110,16 @@ module tide
         end function
     end interface
 
+    ! Tide on a communicator of the application's (tide_mpi.h): comm is the mpi module's INTEGER
+    ! handle, or comm%MPI_VAL of an mpi_f08 type(MPI_Comm). ierr = tide_init_comm(comm).
+    public :: tide_init_comm
+    interface
+        integer(c_int) function tide_init_comm(comm) bind(C, name="tide_f_init_comm")
+            import :: c_int
+            integer(c_int), value, intent(in) :: comm
+        end function
+    end interface
+
     public :: tide_finalize
     interface
         integer(c_int) function tide_finalize() bind(C, name="tide_finalize")

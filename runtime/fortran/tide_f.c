@@ -3,10 +3,11 @@
  * an arbitrary Fortran array, and whether it is contiguous, are read here from the array's
  * descriptor (ISO_Fortran_binding.h, Fortran 2018). */
 #include <ISO_Fortran_binding.h>
-#include <tide.h>
+#include <tide_mpi.h>
 
 __attribute__((visibility("default"))) int tide_f_arg(const CFI_cdesc_t *x, int mode,
                                                       tide_arg *out);
+__attribute__((visibility("default"))) int tide_f_init_comm(MPI_Fint comm);
 
 /* Describes the Fortran array or scalar x as a task argument of the given mode. A task reads
  * and writes its arguments as flat memory, so a non-contiguous array section (u(i,:)) is refused
@@ -24,4 +25,11 @@ int tide_f_arg(const CFI_cdesc_t *x, int mode, tide_arg *out)
     out->size = n * x->elem_len;
     out->mode = (tide_arg_mode)mode;
     return TIDE_OK;
+}
+
+/* tide_init_comm for Fortran: comm is the Fortran handle (an INTEGER of the mpi module, or the
+ * MPI_VAL of an mpi_f08 type(MPI_Comm)), converted with MPI_Comm_f2c. */
+int tide_f_init_comm(MPI_Fint comm)
+{
+    return tide_init_comm(MPI_Comm_f2c(comm), NULL, NULL);
 }
