@@ -51,9 +51,13 @@ void tide_verdict_format(const tide_verdict *v, const char *lb, char *out, size_
                  100 * v->saving, lb, (long long)v->moved, 100 * v->remaining);
         return;
     }
-    char got[96];
-    if (v->recovered <= 0)
-        snprintf(got, sizeof got, "recovered none of that (%.0f%%)", 100 * v->recovered);
+    char got[128];
+    if (v->recovered <= 0 && v->achieved > v->unbalanced * 1.005)
+        snprintf(got, sizeof got,
+                 "recovered none of that (the run took %.0f%% longer than its own loads need)",
+                 100 * (v->achieved - v->unbalanced) / v->unbalanced);
+    else if (v->recovered <= 0)
+        snprintf(got, sizeof got, "recovered none of that");
     else
         snprintf(got, sizeof got, "recovered %.0f%% of that", 100 * fmin(v->recovered, 1.0));
     snprintf(out, len,
