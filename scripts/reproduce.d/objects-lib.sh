@@ -8,23 +8,33 @@
 
 OBJ_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# obj_init NAME "$@": --out DIR (default reproduce-out/), --tiny. Sets OUT, TINY, RAW, BUILD.
+# obj_init NAME "$@": --out DIR (default reproduce-out/), --tiny, --report-only (no runs: the
+# CSV, figure and verdict again from DIR/NAME.raw.csv of an earlier run). Sets OUT, TINY, RAW,
+# BUILD.
 obj_init() {
     NAME=$1
     shift
     OUT=reproduce-out
     TINY=0
+    REPORT_ONLY=0
     while [ $# -gt 0 ]; do
         case $1 in
         --out) [ $# -ge 2 ] || { echo "$NAME: --out needs a folder" >&2; exit 2; }; OUT=$2; shift 2 ;;
         --out=*) OUT=${1#--out=}; shift ;;
         --tiny) TINY=1; shift ;;
-        *) echo "$NAME: unknown option '$1' (known: --out DIR, --tiny)" >&2; exit 2 ;;
+        --report-only) REPORT_ONLY=1; shift ;;
+        *) echo "$NAME: unknown option '$1' (known: --out DIR, --tiny, --report-only)" >&2; exit 2 ;;
         esac
     done
+    RAW=$OUT/$NAME.raw.csv
+    BUILD=${TIDE_BUILD_DIR:-$OBJ_REPO/build}
+    if [ "$REPORT_ONLY" = 1 ]; then
+        [ -s "$RAW" ] || { echo "$NAME: --report-only needs $RAW from an earlier run" >&2; exit 2; }
+        return 0
+    fi
     mkdir -p "$OUT" || exit 2
     OUT=$(cd "$OUT" && pwd)
-    BUILD=${TIDE_BUILD_DIR:-$OBJ_REPO/build}
+    RAW=$OUT/$NAME.raw.csv
     # shellcheck source=../setup.sh
     source "$OBJ_REPO/scripts/setup.sh"
     if [ ! -x "$BUILD/apps/cbench/cbench" ] || [ ! -x "$BUILD/apps/leanmd/leanmd" ]; then
@@ -33,7 +43,6 @@ obj_init() {
         tide_build "$BUILD"
     fi
     export TIDE_QUIET=1 TIDE_THREADS=${TIDE_THREADS:-1}
-    RAW=$OUT/$NAME.raw.csv
     echo "config,strategy,rep,total_s,late_iter_s,decision_ms,gather_ms,migrate_ms,resched_ms,moved,ratio_before,ratio_after,ratio_last" >"$RAW"
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/$NAME.XXXXXX")
     trap 'rm -rf "$WORK"' EXIT
@@ -41,11 +50,13 @@ obj_init() {
 
 # obj_run CONFIG STRATEGY REP RANKS PROGRAM [ARGS...]: runs PROGRAM (cbench or leanmd, which
 # write cbench-1 JSON with --json) under TIDE_GLOBAL_LB=STRATEGY and appends its row to $RAW:
-# total time, the mean iteration time over the second half of the run (after balancing), summed
+# total time, the mean iteration time after the first rescheduling point in iterations that ran
+# no rescheduling (the balanced steady state; NaN when there is none), summed
 # decision/gather/migration time and their sum per rescheduling, objects moved, max/avg before
 # and after the first rescheduling (the mapping's max on the measured loads) and in the last
 # iteration.
 obj_run() {
+    [ "$REPORT_ONLY" = 1 ] && return 0
     local config=$1 lb=$2 rep=$3 ranks=$4
     shift 4
     local js=$WORK/$config-$lb-$rep.json log=$WORK/$config-$lb-$rep.log
@@ -62,7 +73,13 @@ first = rs[0] if rs else None
 before = first["max_before"] / first["avg"] if first and first["avg"] > 0 else float("nan")
 after = first["max_after"] / first["avg"] if first and first["avg"] > 0 else float("nan")
 last = d["load_max_s"][-1] / d["load_avg_s"][-1] if d["load_avg_s"][-1] > 0 else float("nan")
-late = d["iteration_s"][len(d["iteration_s"]) // 2:]
+# Iterations after the first rescheduling point that ran no rescheduling (the same window for
+# none): cbench reschedules at multiples of lbfreq, leanmd at first_lb + multiples of lbfreq.
+cfg, its = d["config"], d["iteration_s"]
+first = cfg.get("first_lb", cfg["lbfreq"])
+period = max(1, cfg["lbfreq"])
+late = [its[i - 1] for i in range(1, len(its) + 1)
+        if i > first and (i - first) % period != 0] or [float("nan")]
 resched = (s["decision_s"] + s["gather_s"] + s["migrate_s"]) * 1e3 / max(1, s["reschedules"])
 print("%s,%s,%s,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.4f,%.4f" % (
     sys.argv[2], sys.argv[3], sys.argv[4], d["total_s"], sum(late) / len(late),
@@ -148,8 +165,8 @@ for k, v in m.items():
         k[0], k[1], v["runs"], v["total_s"], v["total_s_mean"], v["total_s_ci"],
         v["late_iter_s"] * 1e3, v["decision_ms"], v["moved"], v["ratio_before"],
         v["ratio_after"], v["ratio_last"]))
-print("(medians of the runs, except the mean with its 95% CI; late: mean iteration time over the "
-      "second half of a run; decision: summed over its reschedulings; max/avg0: measured before "
+print("(medians of the runs, except the mean with its 95% CI; late: mean iteration time after the "
+      "first rescheduling point, rescheduling iterations left out; decision: summed over a run; max/avg0: measured before "
       "the first rescheduling; max/avg1: the new mapping on the same loads; max/avg_end: "
       "measured in the last iteration)")
 print("paper: " + paper.replace("\n", "\n       "))
