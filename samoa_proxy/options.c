@@ -11,7 +11,9 @@
 #include <string.h>
 
 const char samoa_usage[] =
-    "usage: samoa_proxy [--depth D | --cells N] [--sections-per-rank S] [--steps T]\n"
+    "usage: samoa_proxy [--depth D | --cells N | --max-depth D] [--min-depth M]\n"
+    "                   [--adapt-every K] [--repartition-every R] [--sections-per-rank S] [--steps "
+    "T]\n"
     "                   [--kernel compute|sleep] [--cost-us DRY,WET,COAST] [--cost-scale F]\n"
     "                   [--coast-work K] [--cfl C] [--jitter P:F] [--disturb P:F]\n"
     "                   [--noise-seed S] [--vtk DIR] [--vtk-every K] [--verify]\n"
@@ -20,14 +22,26 @@ const char samoa_usage[] =
     "into S sections, one Tide task each per time step. See docs/samoa_proxy.md.\n"
     "  --depth D            bisection depth, 2*2^D cells, 0..20 (default 10)\n"
     "  --cells N            the smallest depth with at least N cells instead\n"
+    "  --max-depth D        the same as --depth: with --min-depth, the finest level\n"
+    "  --min-depth M        adaptive mesh: refine at the wet/dry front and steep surface slopes\n"
+    "                       up to depth D, coarsen elsewhere down to M, 0..D (default D: uniform)\n"
+    "  --adapt-every K      adapt the mesh every K steps, >= 1 (default 10)\n"
+    "  --repartition-every R  cut the curve into equal cell counts per rank every R adaptations\n"
+    "                       (sam(oa)^2's own balancing); 0 or inf: never (default 0)\n"
+    "  --refine-slope S     also refine wet cells whose free surface rises more than S per unit\n"
+    "                       length to a wet neighbour, >= 0 (default 0.05: all of Thacker's lake,\n"
+    "                       whose surface slope is 0.1; 0.2: only its shore)\n"
+    "  --refine-depth H     the criterion counts a cell as water when h > H, > 0 (default 1e-4:\n"
+    "                       the thin film the scheme spreads over land does not count)\n"
     "  --sections-per-rank  tasks per rank and step, 1..65536 (default 8)\n"
     "  --steps T            time steps, >= 1 (default 100)\n"
+    "  --t-end T            run until simulated time T > 0 instead (the last step shortened)\n"
     "  --kernel             compute: real numerics only; sleep: numerics plus a sleep of the\n"
     "                       section's modelled cost (default compute)\n"
     "  --cost-us D,W,C      sleep kernel: microseconds per dry, wet, coastline cell\n"
     "                       (default: calibrated from the compute kernel, times --cost-scale)\n"
     "  --cost-scale F       multiplies calibrated costs, > 0 (default 1)\n"
-    "  --coast-work K       extra flux evaluations of a coastline cell, 0..1000 (default 4)\n"
+    "  --coast-work K       extra flux evaluations of a coastline cell, 0..1000 (default 0)\n"
     "  --cfl C              time step fraction of the stability limit, (0, 0.5] (default 0.45)\n"
     "  --jitter P:F         each section task, with probability P, takes F times longer:\n"
     "                       sleeps F times its cost (sleep) or repeats its update round(F)\n"
@@ -108,6 +122,45 @@ static int parse_cells(const char *a, const char *val, samoa_options *o, char *e
     return 0;
 }
 
+static int parse_min_depth(const char *a, const char *val, samoa_options *o, char *err,
+                           size_t errlen)
+{
+    return parse_int(a, val, 0, SAMOA_GRID_MAX_DEPTH, "0..20", &o->min_depth, err, errlen);
+}
+
+static int parse_adapt_every(const char *a, const char *val, samoa_options *o, char *err,
+                             size_t errlen)
+{
+    return parse_int(a, val, 1, 100000000, "1..100000000", &o->adapt_every, err, errlen);
+}
+
+static int parse_repartition(const char *a, const char *val, samoa_options *o, char *err,
+                             size_t errlen)
+{
+    if (!strcmp(val, "inf")) {
+        o->repartition_every = 0;
+        return 0;
+    }
+    return parse_int(a, val, 0, 100000000, "0..100000000 or inf", &o->repartition_every, err,
+                     errlen);
+}
+
+static int parse_refine_slope(const char *a, const char *val, samoa_options *o, char *err,
+                              size_t errlen)
+{
+    if (parse_double(val, &o->refine_slope) || !(o->refine_slope >= 0))
+        return fail(err, errlen, a, val, "a number >= 0");
+    return 0;
+}
+
+static int parse_refine_depth(const char *a, const char *val, samoa_options *o, char *err,
+                              size_t errlen)
+{
+    if (parse_double(val, &o->refine_depth) || !(o->refine_depth > 0))
+        return fail(err, errlen, a, val, "a depth > 0");
+    return 0;
+}
+
 static int parse_sections(const char *a, const char *val, samoa_options *o, char *err,
                           size_t errlen)
 {
@@ -117,6 +170,13 @@ static int parse_sections(const char *a, const char *val, samoa_options *o, char
 static int parse_steps(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
 {
     return parse_int(a, val, 1, 100000000, "1..100000000", &o->steps, err, errlen);
+}
+
+static int parse_t_end(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
+{
+    if (parse_double(val, &o->t_end) || !(o->t_end > 0))
+        return fail(err, errlen, a, val, "a time > 0");
+    return 0;
 }
 
 static int parse_kernel(const char *a, const char *val, samoa_options *o, char *err, size_t errlen)
@@ -198,8 +258,15 @@ static const struct value_option {
 } value_options[] = {
     {"--depth", parse_depth},
     {"--cells", parse_cells},
+    {"--max-depth", parse_depth},
+    {"--min-depth", parse_min_depth},
+    {"--adapt-every", parse_adapt_every},
+    {"--repartition-every", parse_repartition},
+    {"--refine-slope", parse_refine_slope},
+    {"--refine-depth", parse_refine_depth},
     {"--sections-per-rank", parse_sections},
     {"--steps", parse_steps},
+    {"--t-end", parse_t_end},
     {"--kernel", parse_kernel},
     {"--cost-us", parse_cost_us},
     {"--cost-scale", parse_cost_scale},
@@ -235,8 +302,15 @@ static int set_flag(const char *a, samoa_options *o)
 
 int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size_t errlen)
 {
-    *o = (samoa_options){
-        .depth = 10, .sections = 8, .steps = 100, .cost_scale = 1.0, .coast_work = 4, .cfl = 0.45};
+    *o = (samoa_options){.depth = 10,
+                         .min_depth = -1,
+                         .adapt_every = 10,
+                         .refine_slope = 0.05,
+                         .refine_depth = 1e-4,
+                         .sections = 8,
+                         .steps = 100,
+                         .cost_scale = 1.0,
+                         .cfl = 0.45};
     o->noise = noise_spec_default();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -257,16 +331,23 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
         int rc = parse(a, argv[++i], o, err, errlen);
         if (rc) return rc;
     }
+    if (o->min_depth < 0) o->min_depth = o->depth;
+    if (o->min_depth > o->depth) {
+        snprintf(err, errlen, "samoa_proxy: --min-depth %d is invalid: expected 0..%d (the depth)",
+                 o->min_depth, o->depth);
+        return 2;
+    }
     return 0;
 }
 
 int samoa_options_check_ranks(const samoa_options *o, int nranks, char *err, size_t errlen)
 {
-    int64_t cells = INT64_C(2) << o->depth;
+    int64_t cells = INT64_C(2) << o->min_depth;
     if (cells < (int64_t)nranks * o->sections) {
         snprintf(err, errlen,
-                 "samoa_proxy: --depth %d gives %lld cells, fewer than %d ranks x %d sections",
-                 o->depth, (long long)cells, nranks, o->sections);
+                 "samoa_proxy: --%s %d gives %lld cells, fewer than %d ranks x %d sections",
+                 o->min_depth < o->depth ? "min-depth" : "depth", o->min_depth, (long long)cells,
+                 nranks, o->sections);
         return 2;
     }
     return 0;

@@ -9,9 +9,15 @@
 typedef enum samoa_kernel { SAMOA_KERNEL_COMPUTE, SAMOA_KERNEL_SLEEP } samoa_kernel;
 
 typedef struct samoa_options {
-    int depth;    /* grid: 2 * 2^depth cells */
-    int sections; /* per rank: tasks per rank and step */
+    int depth;       /* grid: 2 * 2^depth cells; with adaptation, the maximum depth */
+    int min_depth;   /* adaptation coarsens down to it; == depth: a uniform grid, no adaptation */
+    int adapt_every; /* adapt the mesh every K steps */
+    int repartition_every; /* repartition the curve every R adaptations; 0: never */
+    double refine_slope;   /* refine where |d(h + b)| / distance between wet cells exceeds it */
+    double refine_depth;   /* the criterion's water: h above it */
+    int sections;          /* per rank: tasks per rank and step */
     int steps;
+    double t_end; /* > 0: run until this simulated time instead of --steps */
     samoa_kernel kernel;
     const char *vtk_dir; /* NULL: no VTK output */
     int vtk_every;       /* write every k steps (and the last); 0: only the last */

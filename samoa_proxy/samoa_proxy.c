@@ -1,11 +1,14 @@
-/* samoa_proxy: an oscillating-lake proxy of sam(oa)^2 on Tide. Every rank owns an equal
- * contiguous range of the Sierpinski-ordered grid, cut into sections; each step every section
- * is one Tide task (its cells and halo IN, its new cells OUT), so Tide may run it on another
- * rank. Halos move between steps with plain MPI. The cost of a cell depends on whether it is dry,
- * wet or on the coastline, and the coastline moves, so the ranks' loads drift as in sam(oa)^2. */
+/* samoa_proxy: an oscillating-lake proxy of sam(oa)^2 on Tide. Every rank owns a contiguous
+ * range of the Sierpinski-ordered grid, cut into sections; each step every section is one Tide
+ * task (its cells and halo IN, its new cells OUT), so Tide may run it on another rank. Halos move
+ * between steps with plain MPI. Every K steps the mesh adapts: cells refine around the moving
+ * shoreline and coarsen behind it, so the ranks' cell counts, and their loads, drift as in
+ * sam(oa)^2, whose own repartitioning of the curve (every R adaptations) lags behind. */
 #define _POSIX_C_SOURCE 200809L
+#include "amr.h"
 #include "grid.h"
 #include "options.h"
+#include "rank.h"
 #include "scenario.h"
 #include "section.h"
 #include "swe.h"
@@ -21,6 +24,8 @@
 #include <time.h>
 
 /* What a task needs besides its arrays; travels as a VALUE argument. */
+#define SAMOA_NFEATURES 8 /* per section task: 3 cost classes, then 5 levels */
+
 typedef struct task_params {
     samoa_swe_params swe;
     int32_t n;
@@ -77,7 +82,7 @@ static void calibrate(int coast_work, double *cost_s)
     double *state = malloc((size_t)g.ncells * SAMOA_NSTATE * sizeof *state);
     double *out = malloc((size_t)g.ncells * 3 * sizeof *out);
     samoa_scenario_init(&g, &l, 0, g.ncells, state);
-    samoa_swe_params p = {l.g, 1e-5, g.area, 1e-10, coast_work};
+    samoa_swe_params p = {l.g, 1e-5, 1e-10, coast_work};
     for (int cls = 0; cls < SAMOA_NCLASSES; cls++) {
         for (int64_t c = 0; c < g.ncells; c++) {
             double *st = state + SAMOA_NSTATE * c;
@@ -101,123 +106,35 @@ static void calibrate(int coast_work, double *cost_s)
     samoa_grid_free(&g);
 }
 
-/* Halo exchange plan: which of my cells each rank needs, and which of theirs I need. */
-typedef struct halo_plan {
-    int nranks;
-    int *send_counts, *send_displs, *recv_counts, *recv_displs;
-    int64_t *send_cells, *recv_cells;
-    double *send_buf, *recv_buf;
-} halo_plan;
-
-static int owner_of(int64_t cell, int64_t ncells, int nranks)
+/* Features of a section task: 0..2 its dry, wet and coast cells, 3..7 its cells per level, the
+ * finest five levels (max - 4 .. max; coarser cells count in feature 3). A uniform grid's tasks
+ * carry only 0..2, as before the adaptive mesh: their level counts would repeat the cell count. */
+static void section_features(const samoa_section *s, const samoa_grid *g, const double *in,
+                             double h_dry, double *f)
 {
-    int lo = 0, hi = nranks - 1;
-    while (lo < hi) { /* the last rank whose first cell is <= cell */
-        int mid = (lo + hi + 1) / 2;
-        int64_t first, cnt;
-        samoa_range(ncells, nranks, mid, &first, &cnt);
-        if (first <= cell)
-            lo = mid;
-        else
-            hi = mid - 1;
+    for (int k = 0; k < SAMOA_NFEATURES; k++)
+        f[k] = 0;
+    for (int32_t c = 0; c < s->n; c++) {
+        int lv = g->cells[s->first + c].level - (g->depth - 4);
+        f[samoa_swe_classify(s->geom, in, c, h_dry)] += 1;
+        f[3 + (lv < 0 ? 0 : lv)] += 1;
     }
-    return lo;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int halo_plan_build(halo_plan *h, const samoa_section *sec, int nsec, int64_t ncells,
-                           int rank, int nranks)
-{
-    *h = (halo_plan){.nranks = nranks};
-    int64_t total = 0;
-    for (int k = 0; k < nsec; k++)
-        total += sec[k].nhalo;
-    int64_t *need = malloc(((size_t)total + 1) * sizeof *need);
-    h->send_counts = calloc(4 * (size_t)nranks, sizeof(int));
-    if (!need || !h->send_counts) return -1;
-    h->send_displs = h->send_counts + nranks;
-    h->recv_counts = h->send_displs + nranks;
-    h->recv_displs = h->recv_counts + nranks;
-    int64_t m = 0;
-    for (int k = 0; k < nsec; k++)
-        for (int32_t j = 0; j < sec[k].nhalo; j++)
-            if (owner_of(sec[k].halo[j], ncells, nranks) != rank) need[m++] = sec[k].halo[j];
-    qsort(need, (size_t)m, sizeof *need, cmp_i64);
-    int64_t u = 0;
-    for (int64_t i = 0; i < m; i++)
-        if (u == 0 || need[u - 1] != need[i]) need[u++] = need[i];
-    for (int64_t i = 0; i < u; i++)
-        h->recv_counts[owner_of(need[i], ncells, nranks)]++;
-    MPI_Alltoall(h->recv_counts, 1, MPI_INT, h->send_counts, 1, MPI_INT, MPI_COMM_WORLD);
-    int ns = 0, nr = 0;
-    for (int r = 0; r < nranks; r++) {
-        h->send_displs[r] = ns;
-        h->recv_displs[r] = nr;
-        ns += h->send_counts[r];
-        nr += h->recv_counts[r];
-    }
-    h->recv_cells = need;
-    h->send_cells = malloc(((size_t)ns + 1) * sizeof *h->send_cells);
-    h->send_buf = malloc(((size_t)ns + 1) * 3 * sizeof(double));
-    h->recv_buf = malloc(((size_t)nr + 1) * 3 * sizeof(double));
-    if (!h->send_cells || !h->send_buf || !h->recv_buf) return -1;
-    MPI_Alltoallv(h->recv_cells, h->recv_counts, h->recv_displs, MPI_INT64_T, h->send_cells,
-                  h->send_counts, h->send_displs, MPI_INT64_T, MPI_COMM_WORLD);
-    return 0;
-}
-
-/* Sends my cells' (h, hu, hv) to the ranks whose sections read them. */
-static void halo_exchange(halo_plan *h, double *state)
-{
-    int n = h->nranks, ns = h->send_displs[n - 1] + h->send_counts[n - 1];
-    int nr = h->recv_displs[n - 1] + h->recv_counts[n - 1];
-    for (int i = 0; i < ns; i++)
-        memcpy(h->send_buf + 3 * i, state + SAMOA_NSTATE * h->send_cells[i], 3 * sizeof(double));
-    int sc[n], sd[n], rc[n], rd[n]; /* in doubles */
-    for (int r = 0; r < n; r++) {
-        sc[r] = 3 * h->send_counts[r], sd[r] = 3 * h->send_displs[r];
-        rc[r] = 3 * h->recv_counts[r], rd[r] = 3 * h->recv_displs[r];
-    }
-    MPI_Alltoallv(h->send_buf, sc, sd, MPI_DOUBLE, h->recv_buf, rc, rd, MPI_DOUBLE, MPI_COMM_WORLD);
-    for (int i = 0; i < nr; i++)
-        memcpy(state + SAMOA_NSTATE * h->recv_cells[i], h->recv_buf + 3 * i, 3 * sizeof(double));
-}
-
-static void halo_plan_free(halo_plan *h)
-{
-    free(h->send_counts);
-    free(h->send_cells);
-    free(h->recv_cells);
-    free(h->send_buf);
-    free(h->recv_buf);
-}
-
-typedef struct rank_run {
-    int nsec;
-    samoa_section *sec;
-    double **in; /* per section: (n + nhalo) * SAMOA_NSTATE */
-    double *out; /* 3 per owned cell */
-    samoa_swe_result *res;
-} rank_run;
-
-static int submit_step(rank_run *w, const double *state, const task_params *base,
-                       const noise_spec *noise, int step, int rank)
+static int submit_step(samoa_rank *w, const samoa_grid *g, const double *state,
+                       const task_params *base, const noise_spec *noise, int step, int nfeatures)
 {
     for (int k = 0; k < w->nsec; k++) {
         const samoa_section *s = &w->sec[k];
+        w->res[k] = (samoa_swe_result){0};
+        if (s->n == 0) continue; /* the rank holds fewer cells than sections */
         samoa_section_gather(s, state, w->in[k]);
         task_params p = *base;
         p.n = s->n;
-        p.noise = noise_factor(noise, step, rank, k);
-        int64_t counts[SAMOA_NCLASSES] = {0};
-        for (int32_t c = 0; c < s->n; c++)
-            counts[samoa_swe_classify(s->geom, w->in[k], c, p.swe.h_dry)]++;
-        double *out = w->out + 3 * (s->first - w->sec[0].first);
+        p.noise = noise_factor(noise, step, w->rank, k);
+        double f[SAMOA_NFEATURES];
+        section_features(s, g, w->in[k], p.swe.h_dry, f);
+        double *out = w->out + 3 * (s->first - w->first);
         tide_arg args[5] = {
             {s->geom, (size_t)s->n * sizeof *s->geom, TIDE_IN},
             {w->in[k], ((size_t)s->n + s->nhalo) * SAMOA_NSTATE * sizeof(double), TIDE_IN},
@@ -226,8 +143,8 @@ static int submit_step(rank_run *w, const double *state, const task_params *base
             {&p, sizeof p, TIDE_VALUE}};
         tide_task *t;
         int rc = tide_task_create(&t, section_task, 5, args);
-        for (int c = 0; rc == TIDE_OK && c < SAMOA_NCLASSES; c++)
-            rc = tide_task_set_feature(t, c, (double)counts[c]);
+        for (int c = 0; rc == TIDE_OK && c < nfeatures; c++)
+            rc = tide_task_set_feature(t, c, f[c]);
         if (rc == TIDE_OK) rc = tide_task_submit(t);
         if (rc != TIDE_OK) {
             fprintf(stderr, "samoa_proxy: task creation failed: %s: %s\n", tide_strerror(rc),
@@ -238,50 +155,131 @@ static int submit_step(rank_run *w, const double *state, const task_params *base
     return 0;
 }
 
-/* Rank 0 writes the whole grid; the others send their cells' depths. */
-static int write_vtk(const samoa_options *o, const samoa_grid *g, const double *state,
-                     int64_t first, int64_t count, int rank, int nranks, int step, double t)
+/* Every rank gathers the whole state; rank 0 writes it with each cell's owner and section. */
+static int write_vtk(const samoa_options *o, const samoa_grid *g, const samoa_mesh *m,
+                     const samoa_rank *w, int step, double t)
 {
-    int *counts = malloc(2 * (size_t)nranks * sizeof(int)), *displs = counts + nranks;
-    double *mine = malloc(((size_t)count + 1) * sizeof(double));
-    double *h = rank == 0 ? malloc((size_t)g->ncells * 2 * sizeof(double)) : NULL;
-    int *owner = rank == 0 ? malloc((size_t)g->ncells * 2 * sizeof(int)) : NULL;
-    int ok = counts && mine && (rank != 0 || (h && owner));
-    for (int r = 0; ok && r < nranks; r++) {
-        int64_t f, c;
-        samoa_range(g->ncells, nranks, r, &f, &c);
-        counts[r] = (int)c, displs[r] = (int)f;
-        for (int64_t i = 0; rank == 0 && i < c; i++) {
-            int64_t sf, sc, s = 0;
-            for (;; s++) { /* section of cell f + i */
-                samoa_range(c, o->sections, s, &sf, &sc);
-                if (i < sf + sc) break;
-            }
-            owner[f + i] = r, owner[g->ncells + f + i] = (int)s;
-        }
-    }
-    if (!ok) {
-        fprintf(stderr, "samoa_proxy: out of memory for the VTK output\n");
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    for (int64_t i = 0; i < count; i++)
-        mine[i] = state[SAMOA_NSTATE * (first + i) + SAMOA_H];
-    MPI_Gatherv(mine, (int)count, MPI_DOUBLE, h, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    samoa_rank_allgather(w, m->state);
     int rc = 0;
-    if (rank == 0) {
-        for (int64_t c = 0; c < g->ncells; c++)
-            h[g->ncells + c] = state[SAMOA_NSTATE * c + SAMOA_B];
+    if (w->rank == 0) {
+        int64_t n = g->ncells;
+        double *hb = malloc(((size_t)n + 1) * 2 * sizeof *hb);
+        int *owner = malloc(((size_t)n + 1) * 2 * sizeof *owner);
+        if (!hb || !owner) {
+            fprintf(stderr, "samoa_proxy: out of memory for the VTK output\n");
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        for (int64_t first = 0, end; first < n; first = end) { /* one rank's run of cells */
+            for (end = first; end < n && m->tag[end] == m->tag[first]; end++) {
+            }
+            for (int64_t c = first; c < end; c++) {
+                int64_t sf, sc, k = 0;
+                while (samoa_range(end - first, o->sections, k, &sf, &sc), c - first >= sf + sc)
+                    k++;
+                owner[c] = m->tag[c], owner[n + c] = (int)k;
+            }
+        }
+        for (int64_t c = 0; c < n; c++) {
+            hb[c] = m->state[SAMOA_NSTATE * c + SAMOA_H];
+            hb[n + c] = m->state[SAMOA_NSTATE * c + SAMOA_B];
+        }
         char path[4096];
         snprintf(path, sizeof path, "%s/lake_%04d.vtk", o->vtk_dir, step);
-        rc = samoa_vtk_write(path, g, t, h, h + g->ncells, owner, owner + g->ncells);
+        rc = samoa_vtk_write(path, g, t, hb, hb + n, owner, owner + n);
         if (rc) fprintf(stderr, "samoa_proxy: cannot write %s: %s\n", path, strerror(errno));
+        free(hb);
+        free(owner);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    free(counts);
-    free(mine);
-    free(h);
-    free(owner);
     return rc;
+}
+
+/* The lake's bed as the mesh needs it: the mean over a cell. */
+static double lake_bed(const void *lake, const double x[3], const double y[3])
+{
+    return samoa_lake_bed_mean(lake, x, y);
+}
+
+/* The criterion's neighbour layers around the front: it must not leave the refined band before
+ * the next adaptation; it moves about a fiftieth of a cell per step (docs/samoa_proxy.md). */
+static int criterion_buffer(const samoa_options *o)
+{
+    return 1 + o->adapt_every / 20;
+}
+
+/* Whether the initial lake covers a corner or the centroid of the cell: on a coarse cell the
+ * water may miss the centroid, and the criterion, which sees cell means, would not refine. */
+static int touches_water(const samoa_cell *k, const samoa_lake *lake)
+{
+    double h, u, v;
+    samoa_lake_exact(lake, k->cx, k->cy, 0, &h, &u, &v);
+    for (int i = 0; i < 3 && h <= 0; i++)
+        samoa_lake_exact(lake, k->x[i], k->y[i], 0, &h, &u, &v);
+    return h > 0;
+}
+
+/* The initial mesh: from the minimum depth, refined by the criterion on the exact initial state
+ * and wherever the initial lake touches a cell, until the finest level is reached; then owned in
+ * equal ranges. */
+static int initial_mesh(samoa_mesh *m, samoa_grid *g, const samoa_options *o,
+                        const samoa_lake *lake, const samoa_amr_params *ap, int nranks)
+{
+    if (samoa_mesh_uniform(m, o->min_depth, 2.0, ap) != 0) return -1;
+    for (int round = 0;; round++) {
+        if (samoa_grid_from_tris(g, m->tri, m->level, m->n, m->half) != 0) return -1;
+        samoa_scenario_init(g, lake, 0, m->n, m->state);
+        if (round == o->depth - o->min_depth) break;
+        int8_t *mark = malloc((size_t)m->n + 1);
+        int rc = mark ? samoa_amr_criterion(g, m->state, o->refine_depth, o->refine_slope,
+                                            criterion_buffer(o), mark)
+                      : -1;
+        for (int64_t c = 0; rc == 0 && c < m->n; c++)
+            if (touches_water(&g->cells[c], lake)) mark[c] = 1;
+        if (rc == 0) rc = samoa_mesh_refine(m, mark, ap) < 0 ? -1 : 0;
+        free(mark);
+        samoa_grid_free(g);
+        if (rc != 0) return -1;
+    }
+    samoa_partition_equal(m->tag, m->n, nranks);
+    return 0;
+}
+
+/* One adaptation, the same on every rank: gather the state, mark, coarsen, refine, and every R
+ * adaptations repartition the curve; then rebuild the grid and this rank's sections. */
+static int adapt(samoa_mesh *m, samoa_grid *g, samoa_rank *w, const samoa_options *o,
+                 const samoa_amr_params *ap, int count)
+{
+    samoa_rank_allgather(w, m->state);
+    int8_t *mark = malloc((size_t)m->n + 1), *kept = malloc((size_t)m->n + 1);
+    int rc = mark && kept ? samoa_amr_criterion(g, m->state, o->refine_depth, o->refine_slope,
+                                                criterion_buffer(o), mark)
+                          : -1;
+    if (rc == 0 && samoa_mesh_coarsen(m, mark, kept, ap) < 0) rc = -1;
+    if (rc == 0 && samoa_mesh_refine(m, kept, ap) < 0) rc = -1;
+    free(mark);
+    free(kept);
+    if (rc == 0 && o->repartition_every > 0 && count % o->repartition_every == 0)
+        samoa_partition_equal(m->tag, m->n, w->nranks);
+    int nsec = w->nsec, rank = w->rank, nranks = w->nranks;
+    samoa_rank_free(w);
+    samoa_grid_free(g);
+    if (rc == 0) rc = samoa_grid_from_tris(g, m->tri, m->level, m->n, m->half);
+    if (rc == 0) rc = samoa_rank_build(w, g, m->tag, nsec, rank, nranks);
+    return rc;
+}
+
+/* Rank 0 prints the mesh after an adaptation: its cells and every rank's share. */
+static void print_cells(const samoa_mesh *m, int nranks, int step)
+{
+    int64_t per[nranks];
+    for (int r = 0; r < nranks; r++)
+        per[r] = 0;
+    for (int64_t c = 0; c < m->n; c++)
+        per[m->tag[c]]++;
+    printf("adapt step %d cells %lld ranks", step, (long long)m->n);
+    for (int r = 0; r < nranks; r++)
+        printf(" %lld", (long long)per[r]);
+    putchar('\n');
 }
 
 static void print_costs(const double *cost_s)
@@ -334,82 +332,90 @@ int main(int argc, char **argv)
         MPI_Bcast(base.cost_s, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     }
 
-    samoa_grid g;
     samoa_lake lake = samoa_lake_default();
-    int64_t first, count;
-    rank_run w = {.nsec = o.sections};
-    halo_plan hp = {0};
-    int ok = samoa_grid_build(&g, o.depth, 2.0) == 0;
-    double *state = ok ? malloc((size_t)g.ncells * SAMOA_NSTATE * sizeof *state) : NULL;
-    samoa_range(g.ncells, nranks, rank, &first, &count);
-    w.sec = calloc((size_t)w.nsec, sizeof *w.sec);
-    w.in = calloc((size_t)w.nsec, sizeof *w.in);
-    w.res = calloc((size_t)w.nsec, sizeof *w.res);
-    w.out = malloc(((size_t)count + 1) * 3 * sizeof *w.out);
-    ok = ok && state && w.sec && w.in && w.res && w.out;
-    for (int k = 0; ok && k < w.nsec; k++) {
-        int64_t sf, sc;
-        samoa_range(count, w.nsec, k, &sf, &sc);
-        ok = samoa_section_build(&w.sec[k], &g, first + sf, (int32_t)sc) == 0;
-        if (ok) w.in[k] = malloc(((size_t)sc + w.sec[k].nhalo) * SAMOA_NSTATE * sizeof(double));
-        ok = ok && w.in[k];
-    }
-    if (ok) samoa_scenario_init(&g, &lake, 0, g.ncells, state); /* every rank: halos too */
-    if (ok) ok = halo_plan_build(&hp, w.sec, w.nsec, g.ncells, rank, nranks) == 0;
+    samoa_amr_params ap = {o.min_depth, o.depth, 1e-10, lake_bed, &lake};
+    samoa_mesh mesh = {0};
+    samoa_grid g = {0};
+    samoa_rank w = {0};
+    int ok = initial_mesh(&mesh, &g, &o, &lake, &ap, nranks) == 0 &&
+             samoa_rank_build(&w, &g, mesh.tag, o.sections, rank, nranks) == 0;
     if (!ok) {
         fprintf(stderr, "samoa_proxy: rank %d: out of memory for depth %d\n", rank, o.depth);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
+    double *state = mesh.state; /* every rank: the whole grid, current in its cells and halos */
+    int adaptive = o.min_depth < o.depth, adaptations = 0;
+    if (adaptive && rank == 0) print_cells(&mesh, nranks, 0);
 
     double speed = 0;
-    for (int64_t c = first; c < first + count; c++)
+    for (int64_t c = 0; c < g.ncells; c++)
         speed = fmax(speed, samoa_swe_speed(state + SAMOA_NSTATE * c, lake.g, 1e-10));
-    MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    samoa_sums s0 = samoa_scenario_sums(&g, &lake, 0, first, count, state), s0all;
+    samoa_sums s0 = samoa_scenario_sums(&g, &lake, 0, w.first, w.count, state), s0all;
     MPI_Allreduce(&s0, &s0all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    base.swe = (samoa_swe_params){lake.g, 0, g.area, 1e-10, o.coast_work};
+    base.swe = (samoa_swe_params){lake.g, 0, 1e-10, o.coast_work};
 
     double t = 0;
-    int64_t classes[SAMOA_NCLASSES] = {0};
-    for (int step = 0; ok && step < o.steps; step++) {
+    int64_t classes[SAMOA_NCLASSES] = {0}, cell_steps = 0;
+    int steps = 0;
+    for (int step = 0, last = 0; ok && !last; step++, steps++) {
+        if (adaptive && step > 0 && step % o.adapt_every == 0) {
+            ok = adapt(&mesh, &g, &w, &o, &ap, ++adaptations) == 0;
+            if (!ok) break;
+            state = mesh.state;
+            speed = 0; /* every rank holds every cell now: the same maximum everywhere */
+            for (int64_t c = 0; c < g.ncells; c++)
+                speed = fmax(speed, samoa_swe_speed(state + SAMOA_NSTATE * c, lake.g, 1e-10));
+            if (rank == 0) print_cells(&mesh, nranks, step);
+        }
         base.swe.dt = o.cfl * g.area / (g.perimeter * speed);
-        ok = submit_step(&w, state, &base, &o.noise, step, rank) == 0;
+        last = o.t_end > 0 ? t + base.swe.dt >= o.t_end : step == o.steps - 1;
+        if (o.t_end > 0 && last) base.swe.dt = o.t_end - t;
+        ok = submit_step(&w, &g, state, &base, &o.noise, step, adaptive ? SAMOA_NFEATURES : 3) == 0;
         if (tide_taskwait() != TIDE_OK) {
             fprintf(stderr, "samoa_proxy: tide_taskwait: %s\n", tide_last_error_message());
             ok = 0;
         }
         speed = 0;
         for (int k = 0; k < w.nsec; k++) {
-            samoa_section_scatter(&w.sec[k], w.out + 3 * (w.sec[k].first - first), state);
+            samoa_section_scatter(&w.sec[k], w.out + 3 * (w.sec[k].first - w.first), state);
             speed = fmax(speed, w.res[k].max_speed);
             for (int c = 0; c < SAMOA_NCLASSES; c++)
                 classes[c] += w.res[k].counts[c];
         }
+        cell_steps += g.ncells;
         MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        halo_exchange(&hp, state);
+        samoa_rank_halo_exchange(&w, state);
         t += base.swe.dt;
-        if (o.vtk_dir && ((o.vtk_every > 0 && step % o.vtk_every == 0) || step == o.steps - 1))
-            ok = write_vtk(&o, &g, state, first, count, rank, nranks, step + 1, t) == 0 && ok;
+        if (o.vtk_dir && ((o.vtk_every > 0 && step % o.vtk_every == 0) || last))
+            ok = write_vtk(&o, &g, &mesh, &w, step + 1, t) == 0 && ok;
     }
-    if (!ok) MPI_Abort(MPI_COMM_WORLD, 3);
+    if (!ok) {
+        fprintf(stderr, "samoa_proxy: rank %d: the run failed (out of memory?)\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
 
-    samoa_sums s1 = samoa_scenario_sums(&g, &lake, t, first, count, state), s1all;
+    samoa_sums s1 = samoa_scenario_sums(&g, &lake, t, w.first, w.count, state), s1all;
     MPI_Allreduce(&s1, &s1all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    uint64_t hash = samoa_state_hash(first, count, state), hash_all;
+    uint64_t hash = samoa_state_hash(w.first, w.count, state), hash_all;
     MPI_Reduce(&hash, &hash_all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     long bad_cells = 0, bad_all;
-    for (int64_t c = first; c < first + count; c++)
+    for (int64_t c = w.first; c < w.first + w.count; c++)
         bad_cells += !(state[SAMOA_NSTATE * c + SAMOA_H] >= 0);
     MPI_Allreduce(MPI_IN_PLACE, classes, SAMOA_NCLASSES, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&bad_cells, &bad_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     double drift = fabs(s1all.mass - s0all.mass) / s0all.mass;
     int failed = o.verify && (bad_all > 0 || !(drift <= 1e-12));
     if (rank == 0) {
-        double cells = (double)g.ncells * o.steps;
+        double cells = (double)cell_steps;
         printf("samoa_proxy: %d ranks x %d workers, depth %d (%lld cells), %d sections/rank, %d "
                "steps to t=%.6f, kernel %s\n",
-               nranks, tide_num_threads(), o.depth, (long long)g.ncells, o.sections, o.steps, t,
+               nranks, tide_num_threads(), o.depth, (long long)g.ncells, o.sections, steps, t,
                o.kernel == SAMOA_KERNEL_SLEEP ? "sleep" : "compute");
+        if (adaptive)
+            printf("adaptive depth %d..%d every %d steps, %d adaptations, repartition %s%.0d, "
+                   "%.1f cells per step on average\n",
+                   o.min_depth, o.depth, o.adapt_every, adaptations,
+                   o.repartition_every ? "every " : "never", o.repartition_every, cells / steps);
         printf("cells dry %.1f%% wet %.1f%% coast %.1f%%\n", 100.0 * classes[0] / cells,
                100.0 * classes[1] / cells, 100.0 * classes[2] / cells);
         if (o.kernel == SAMOA_KERNEL_SLEEP) print_costs(base.cost_s);
@@ -424,17 +430,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "samoa_proxy: mass drift %.3e, %ld cells with negative or NaN depth\n",
                     drift, bad_all);
     }
-    halo_plan_free(&hp);
-    for (int k = 0; k < w.nsec; k++) {
-        samoa_section_free(&w.sec[k]);
-        free(w.in[k]);
-    }
-    free(w.sec);
-    free(w.in);
-    free(w.res);
-    free(w.out);
-    free(state);
+    samoa_rank_free(&w);
     samoa_grid_free(&g);
+    samoa_mesh_free(&mesh);
     tide_finalize();
     MPI_Finalize();
     return failed ? 1 : 0;

@@ -7,12 +7,15 @@ void samoa_scenario_init(const samoa_grid *g, const samoa_lake *l, int64_t first
                          double *state)
 {
     for (int64_t c = first; c < first + n; c++) {
+        const samoa_cell *k = &g->cells[c];
         double h, u, v, *s = state + SAMOA_NSTATE * c;
-        samoa_lake_exact(l, g->cells[c].cx, g->cells[c].cy, 0.0, &h, &u, &v);
-        s[SAMOA_H] = h;
-        s[SAMOA_HU] = h * u;
-        s[SAMOA_HV] = h * v;
-        s[SAMOA_B] = samoa_lake_bed(l, g->cells[c].cx, g->cells[c].cy);
+        samoa_lake_exact(l, k->cx, k->cy, 0.0, &h, &u, &v);
+        s[SAMOA_B] = samoa_lake_bed_mean(l, k->x, k->y);
+        /* The plane surface's mean over the cell minus the bed's: where the cell is wet, h + b
+         * is the exact surface, flat for a lake at rest. */
+        s[SAMOA_H] = fmax(0.0, samoa_lake_surface(l, k->cx, k->cy, 0.0) - s[SAMOA_B]);
+        s[SAMOA_HU] = s[SAMOA_H] * u;
+        s[SAMOA_HV] = s[SAMOA_H] * v;
     }
 }
 
@@ -23,9 +26,10 @@ samoa_sums samoa_scenario_sums(const samoa_grid *g, const samoa_lake *l, double 
     for (int64_t c = first; c < first + n; c++) {
         double h, u, v, hc = state[SAMOA_NSTATE * c + SAMOA_H];
         samoa_lake_exact(l, g->cells[c].cx, g->cells[c].cy, t, &h, &u, &v);
-        s.mass += hc * g->area;
-        s.err_l1 += fabs(hc - h) * g->area;
-        s.exact_l1 += h * g->area;
+        double area = g->cells[c].area;
+        s.mass += hc * area;
+        s.err_l1 += fabs(hc - h) * area;
+        s.exact_l1 += h * area;
     }
     return s;
 }

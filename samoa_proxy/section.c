@@ -35,6 +35,7 @@ int samoa_section_build(samoa_section *s, const samoa_grid *g, int64_t first, in
             s->geom[c].ny[e] = cell->ny[e];
             s->geom[c].len[e] = cell->len[e];
         }
+        s->geom[c].area = cell->area;
     }
     return 0;
 }

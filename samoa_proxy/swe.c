@@ -103,7 +103,7 @@ static double coast_treatment(const samoa_cell_geom *gc, const double *state, in
 void samoa_swe_update(int32_t n, const samoa_cell_geom *geom, const double *state, double *out,
                       const samoa_swe_params *p, samoa_swe_result *res)
 {
-    double scale = p->dt / p->area, max_speed = 0.0;
+    double max_speed = 0.0;
     for (int k = 0; k < SAMOA_NCLASSES; k++)
         res->counts[k] = 0;
     for (int32_t c = 0; c < n; c++) {
@@ -118,7 +118,7 @@ void samoa_swe_update(int32_t n, const samoa_cell_geom *geom, const double *stat
             continue;
         }
         if (cls == SAMOA_COAST) (void)coast_treatment(&geom[c], state, c, p);
-        double r[3];
+        double r[3], scale = p->dt / geom[c].area;
         cell_residual(&geom[c], state, c, p, r);
         o[0] = si[SAMOA_H] - scale * r[0];
         o[1] = si[SAMOA_HU] - scale * r[1];
@@ -139,6 +139,20 @@ double samoa_lake_bed(const samoa_lake *l, double x, double y)
     return l->h0 * ((x * x + y * y) / (l->a * l->a) - 1.0);
 }
 
+double samoa_lake_bed_mean(const samoa_lake *l, const double x[3], const double y[3])
+{
+    double sum = 0;
+    for (int e = 0; e < 3; e++)
+        sum += samoa_lake_bed(l, 0.5 * (x[e] + x[(e + 1) % 3]), 0.5 * (y[e] + y[(e + 1) % 3]));
+    return sum / 3.0;
+}
+
+double samoa_lake_surface(const samoa_lake *l, double x, double y, double t)
+{
+    double w = samoa_lake_omega(l);
+    return l->h0 / (l->a * l->a) * l->eta * (2.0 * x * cos(w * t) + 2.0 * y * sin(w * t) - l->eta);
+}
+
 double samoa_lake_omega(const samoa_lake *l)
 {
     return sqrt(2.0 * l->g * l->h0) / l->a;
@@ -147,9 +161,8 @@ double samoa_lake_omega(const samoa_lake *l)
 void samoa_lake_exact(const samoa_lake *l, double x, double y, double t, double *h, double *u,
                       double *v)
 {
-    double w = samoa_lake_omega(l), c = cos(w * t), s = sin(w * t);
-    double eta = l->h0 / (l->a * l->a) * l->eta * (2.0 * x * c + 2.0 * y * s - l->eta);
-    double depth = eta - samoa_lake_bed(l, x, y);
+    double w = samoa_lake_omega(l), s = sin(w * t), c = cos(w * t);
+    double depth = samoa_lake_surface(l, x, y, t) - samoa_lake_bed(l, x, y);
     *h = depth > 0 ? depth : 0.0;
     *u = depth > 0 ? -l->eta * w * s : 0.0;
     *v = depth > 0 ? l->eta * w * c : 0.0;

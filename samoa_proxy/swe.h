@@ -21,12 +21,12 @@ enum { SAMOA_DRY, SAMOA_WET, SAMOA_COAST, SAMOA_NCLASSES };
 typedef struct samoa_cell_geom {
     int32_t nb[3];
     double nx[3], ny[3], len[3];
+    double area;
 } samoa_cell_geom;
 
 typedef struct samoa_swe_params {
     double g;
     double dt;
-    double area;    /* every cell's area */
     double h_dry;   /* depths at or below it are dry */
     int coast_work; /* extra flux evaluations of the coastline treatment (compute cost only) */
 } samoa_swe_params;
@@ -56,6 +56,12 @@ typedef struct samoa_lake {
 
 samoa_lake samoa_lake_default(void); /* a = 1, h0 = 0.1, eta = 0.5, g = 9.81 */
 double samoa_lake_bed(const samoa_lake *l, double x, double y);
+/* The bed's mean over a triangle: exact for the quadratic bed (the mean of its values at the
+ * edge midpoints), so the means of a cell's two children average to the cell's own. */
+double samoa_lake_bed_mean(const samoa_lake *l, const double x[3], const double y[3]);
+/* The exact free surface h + b at (x, y, t) where wet (a plane, so its value at a centroid is
+ * its mean over the cell). */
+double samoa_lake_surface(const samoa_lake *l, double x, double y, double t);
 double samoa_lake_omega(const samoa_lake *l);
 /* Exact depth and velocity at (x, y, t); u = v = 0 where dry. */
 void samoa_lake_exact(const samoa_lake *l, double x, double y, double t, double *h, double *u,

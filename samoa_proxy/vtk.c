@@ -57,6 +57,9 @@ int samoa_vtk_write(const char *path, const samoa_grid *g, double t, const doubl
     fputs("SCALARS section int 1\nLOOKUP_TABLE default\n", f);
     for (int64_t c = 0; c < n; c++)
         fprintf(f, "%d\n", section[c]);
+    fputs("SCALARS level int 1\nLOOKUP_TABLE default\n", f);
+    for (int64_t c = 0; c < n; c++)
+        fprintf(f, "%d\n", g->cells[c].level);
     int bad = ferror(f); /* a write failed (errno tells why); fclose reports the last flush */
     return fclose(f) != 0 || bad ? -1 : 0;
 }

@@ -1,5 +1,6 @@
 /* Legacy-VTK output of the whole grid (ParaView, VisIt open it): an unstructured grid of
- * triangles with the depth, free surface, bed, owner rank and section per cell. */
+ * triangles with the depth, free surface, bed, owner rank, section and refinement level per
+ * cell. */
 #ifndef SAMOA_VTK_H
 #define SAMOA_VTK_H
 

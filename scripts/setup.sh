@@ -4,7 +4,7 @@
 
 TIDE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TIDE_PACKAGES=(gcc g++ make cmake pkg-config openmpi-bin libopenmpi-dev libgsl-dev python3 gnuplot-nox
-               clang-format libsimgrid-dev)
+               clang-format libsimgrid-dev gfortran libotf2-trace-dev otf2-tools)
 
 # Open MPI refuses to run as root without these; oversubscribed ranks must yield when idle.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

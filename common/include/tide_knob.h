@@ -107,7 +107,8 @@ const tide_knob *tide_knob_find(const tide_knob_table *t, const char *name);
  * line, and TIDE_KNOB_ERR_CONFIG is returned. */
 int tide_knob_parse(const tide_knob *k, void *base, const char *value, char *err, size_t len);
 /* Finds name in the places and parses value there. An unknown name gets "NAME is not <what>",
- * where what is the `what` of a table whose prefix the name has, else the caller's. */
+ * where what is the `what` of a table whose prefix the name has, else the caller's, followed by
+ * "; did you mean KNOB?" when a knob is within a typo's reach (tide_knob_guess_name). */
 int tide_knob_set(const tide_knob_place *places, size_t n, const char *name, const char *value,
                   const char *what, char *err, size_t len);
 /* Checks a value already stored in row k's field of base (a struct filled by code): INT, DOUBLE
@@ -127,6 +128,23 @@ int tide_knob_table_valid(const tide_knob_table *t, char *err, size_t len);
 int tide_knob_bad(const char *name, const char *value, const char *allowed, char *err, size_t len);
 /* A whole decimal number in [min, max] (no blanks, nothing after it). */
 bool tide_knob_read_long(const char *value, long min, long max, long *out);
+
+/* ---- names no row has (knob_name.c) ------------------------------------------------------ */
+
+/* Edit distance: insertions, deletions, substitutions and swaps of neighbours (the first 64
+ * characters of each name). */
+size_t tide_knob_distance(const char *a, const char *b);
+
+typedef struct tide_knob_guess {
+    const char *nearest; /* the nearest row's name, NULL when none is near enough to suggest */
+    bool close;          /* nearest is within a typo's reach of the name: 1 edit for a name of
+                            up to 4 characters after TIDE_, 2 up to 8, 3 beyond */
+    bool owned; /* the name has a table's prefix (TIDE_PRED_): a knob that does not exist */
+} tide_knob_guess;
+
+/* What an unknown name probably is. A close or owned name is a misspelt knob (an error); any
+ * other is another program's variable (a warning at most), nearest its did-you-mean. */
+tide_knob_guess tide_knob_guess_name(const tide_knob_place *places, size_t n, const char *name);
 
 /* ---- listings (knob_doc.c) --------------------------------------------------------------- */
 

@@ -232,8 +232,13 @@ int tide_knob_set(const tide_knob_place *places, size_t n, const char *name, con
             break;
         }
     }
-    /* The one place an unknown name is reported (a "did you mean" belongs here). */
+    /* The one place an unknown name is reported. */
+    tide_knob_guess g = tide_knob_guess_name(places, n, name);
     if (err && len) snprintf(err, len, "%s is not %s", name, what);
+    if (err && len && g.close) {
+        size_t used = strlen(err);
+        snprintf(err + used, len - used, "; did you mean %s?", g.nearest);
+    }
     return TIDE_KNOB_ERR_CONFIG;
 }
 

@@ -217,8 +217,39 @@ static void bad_values(void)
                "TIDE_T_PATH='/0123456789abcde' is invalid: expected a path shorter than 16 bytes");
     expect_bad(&p, "TIDE_T_CPU", "10",
                "TIDE_T_CPU='10' is invalid: expected off or a CPU in [0, 9]");
-    expect_bad(&p, "TIDE_T_COUNTS", "1", "TIDE_T_COUNTS is not a test knob");
+    expect_bad(&p, "TIDE_T_COUNTS", "1",
+               "TIDE_T_COUNTS is not a test knob; did you mean TIDE_T_COUNT?");
+    expect_bad(&p, "TIDE_T_ZZZ", "1", "TIDE_T_ZZZ is not a test knob");
     expect_bad(&p, "TIDE_OTHER", "1", "TIDE_OTHER is not a Tide variable");
+}
+
+/* Unknown names: a misspelling (by the edit distance, or under a table's prefix) and another
+ * program's variable are told apart, and the nearest knob is offered. */
+static void unknown_names(void)
+{
+    CHECK(tide_knob_distance("TIDE_T_SEED", "TIDE_T_SEED") == 0, "same name");
+    CHECK(tide_knob_distance("TIDE_T_SEDE", "TIDE_T_SEED") == 1, "a swap is one edit");
+    CHECK(tide_knob_distance("TIDE_T_COUNTS", "TIDE_T_COUNT") == 1, "an insertion");
+    CHECK(tide_knob_distance("TIDE_HOME", "TIDE_TOOL") == 3, "three substitutions");
+    CHECK(tide_knob_distance("", "TIDE") == 4, "from empty");
+    params p;
+    tide_knob_place place = {&table, &p};
+    tide_knob_guess g = tide_knob_guess_name(&place, 1, "TIDE_T_SEDE");
+    CHECK(g.close && g.owned && g.nearest && strcmp(g.nearest, "TIDE_T_SEED") == 0, "swap");
+    tide_knob_table plain = table;
+    plain.prefix = NULL;
+    place.table = &plain;
+    g = tide_knob_guess_name(&place, 1, "TIDE_T_GAURD");
+    CHECK(g.close && !g.owned && strcmp(g.nearest, "TIDE_T_GUARD") == 0, "a typo, no prefix");
+    g = tide_knob_guess_name(&place, 1, "TIDE_T_MOD");
+    CHECK(g.close && strcmp(g.nearest, "TIDE_T_MODE") == 0, "a short typo (ties: the first row)");
+    g = tide_knob_guess_name(&place, 1, "TIDE_T_CP");
+    CHECK(g.close, "1 edit in a 4-character name is a typo");
+    g = tide_knob_guess_name(&place, 1, "TIDE_HOME");
+    CHECK(!g.close && !g.owned, "another program's variable: TIDE_HOME (nearest %s)",
+          g.nearest ? g.nearest : "none");
+    g = tide_knob_guess_name(&place, 1, "TIDE_SOMETHING_ELSE_ENTIRELY");
+    CHECK(!g.close && !g.nearest, "nothing near enough to suggest");
 }
 
 static void stored_values(void)
@@ -285,6 +316,7 @@ int main(void)
 {
     defaults_and_values();
     bad_values();
+    unknown_names();
     stored_values();
     broken_tables();
     markdown();

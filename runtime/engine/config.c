@@ -22,6 +22,7 @@ _Static_assert(TIDE_KNOB_ERR_CONFIG == TIDE_ERR_CONFIG, "one error code for a ba
 
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
+static const char *const trace_format_names[] = {"auto", "json", "otf2", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -141,6 +142,28 @@ static const tide_knob runtime_rows[] = {
      .help = "rank 0 writes the statistics JSON there at finalize (docs/stats.md; created at "
              "init, see below)",
      FIELD(stats_path)},
+    {.name = "TIDE_TRACE",
+     .kind = TIDE_KNOB_PATH,
+     .allowed = "a file path shorter than 1024 bytes (unset TIDE_TRACE to trace nothing)",
+     .help = "rank 0 writes one timeline of the run there at finalize: every rank's tasks, "
+             "messages, phases and plans (docs/trace.md; created at init)",
+     FIELD(trace_path)},
+    {.name = "TIDE_TRACE_FORMAT",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = trace_format_names,
+     .help = "`json`: Chrome trace-event JSON (Perfetto); `otf2`: an OTF2 archive (Vampir; needs a "
+             "build with the OTF2 library); `auto`: `otf2` when `TIDE_TRACE` ends in `.otf2`, else "
+             "`json`",
+     FIELD(trace_format)},
+    {.name = "TIDE_TRACE_MAX_EVENTS",
+     .kind = TIDE_KNOB_INT,
+     .def = "1000000",
+     .min = 1,
+     .max = 16000000,
+     .help = "most events kept per thread (48 bytes each, allocated as they come); later ones are "
+             "dropped and counted, and finalize says how many",
+     FIELD(trace_max_events)},
     {.name = "TIDE_QUIET",
      .kind = TIDE_KNOB_CHOICE,
      .def = "0",
@@ -162,6 +185,14 @@ static const tide_knob runtime_rows[] = {
      .store = TIDE_KNOB_STORE_U64,
      .help = "seed of the random choices (random mode); rank r uses seed and r",
      FIELD(seed)},
+    {.name = "TIDE_STRICT",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "0",
+     .choices = bool_names,
+     .help = "1: an unknown `TIDE_*` variable in the environment fails `tide_init` (for CI). With "
+             "0 it is one warning on rank 0, unless it is within a typo's reach of a knob "
+             "(docs/config.md, above the tables), which always fails",
+     FIELD(strict)},
     {.name = "TIDE_CHECK_EXE",
      .kind = TIDE_KNOB_CHOICE,
      .def = "1",
@@ -378,25 +409,83 @@ void tide_config_forget_api_values(void)
     api_count = 0;
 }
 
-int tide_config_load(tide_config *cfg, char *err, size_t len)
+static bool known_name(const char *name)
+{
+    for (size_t i = 0; i < NGROUPS; i++)
+        if (tide_knob_find(group_table[i], name)) return true;
+    return false;
+}
+
+/* The variable's name, cut at 63 characters (no knob is that long). */
+static bool env_name(const char *entry, char name[64])
+{
+    const char *eq = strchr(entry, '=');
+    if (strncmp(entry, "TIDE_", 5) != 0 || !eq) return false;
+    size_t n = (size_t)(eq - entry);
+    if (n >= 64) n = 63;
+    memcpy(name, entry, n);
+    name[n] = 0;
+    return true;
+}
+
+/* An unknown name: an error when it is a misspelt knob or TIDE_STRICT=1, else a warning. */
+static int unknown_name(const tide_config *cfg, const char *name, char *err, size_t len, char *warn,
+                        size_t wlen)
+{
+    tide_knob_place places[NGROUPS];
+    for (size_t i = 0; i < NGROUPS; i++)
+        places[i] = (tide_knob_place){group_table[i], NULL};
+    tide_knob_guess g = tide_knob_guess_name(places, NGROUPS, name);
+    if (g.owned) { /* under a table's prefix: that table's line ("not a predictor parameter") */
+        tide_config scratch = *cfg;
+        return tide_config_apply(&scratch, name, "", err, len);
+    }
+    if (g.close) {
+        snprintf(err, len,
+                 "%s is not a Tide variable: did you mean %s? (docs/config.md lists them)", name,
+                 g.nearest);
+        return TIDE_ERR_CONFIG;
+    }
+    if (cfg->strict) {
+        snprintf(err, len,
+                 "%s is not a Tide variable, and TIDE_STRICT=1 makes unknown TIDE_* names errors "
+                 "(docs/config.md lists them)",
+                 name);
+        return TIDE_ERR_CONFIG;
+    }
+    append(warn, wlen, *warn ? ", " : "ignoring ");
+    append(warn, wlen, name);
+    if (g.nearest) {
+        append(warn, wlen, " (did you mean ");
+        append(warn, wlen, g.nearest);
+        append(warn, wlen, "?)");
+    }
+    return TIDE_OK;
+}
+
+int tide_config_load(tide_config *cfg, char *err, size_t len, char *warn, size_t wlen)
 {
     tide_config_defaults(cfg);
+    *warn = 0;
     for (int i = 0; i < api_count; i++) {
         int rc = tide_config_apply(cfg, api_values[i].name, api_values[i].value, err, len);
         if (rc != TIDE_OK) return rc;
     }
-    for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "TIDE_", 5) != 0) continue;
-        const char *eq = strchr(*e, '=');
-        if (!eq) continue;
-        char name[64];
-        size_t n = (size_t)(eq - *e);
-        if (n >= sizeof name) n = sizeof name - 1;
-        memcpy(name, *e, n);
-        name[n] = 0;
-        int rc = tide_config_apply(cfg, name, eq + 1, err, len);
-        if (rc != TIDE_OK) return rc;
-    }
+    char name[64];
+    for (char **e = environ; e && *e; e++) /* knobs first: TIDE_STRICT may come after a name */
+        if (env_name(*e, name) && known_name(name)) {
+            int rc = tide_config_apply(cfg, name, strchr(*e, '=') + 1, err, len);
+            if (rc != TIDE_OK) return rc;
+        }
+    for (char **e = environ; e && *e; e++)
+        if (env_name(*e, name) && !known_name(name)) {
+            int rc = unknown_name(cfg, name, err, len, warn, wlen);
+            if (rc != TIDE_OK) return rc;
+        }
+    if (*warn)
+        append(warn, wlen,
+               ": not Tide variables (docs/config.md lists them; TIDE_STRICT=1 makes "
+               "this an error)");
     if (tide_model_params_validate(&cfg->pred, err, len) != TIDE_PRED_OK) return TIDE_ERR_CONFIG;
     return TIDE_OK;
 }

@@ -3,6 +3,7 @@
 #define TIDE_INTERNAL_H
 
 #include "tide.h"
+#include "tide_mpi.h"
 #include "tide_lb.h"
 #include "tide_global.h"
 #include "tide_predictor.h"
@@ -49,6 +50,7 @@ typedef struct tide_config {
     int verbose;           /* TIDE_VERBOSE */
     uint64_t seed;         /* TIDE_SEED */
     int check_exe;         /* TIDE_CHECK_EXE */
+    int strict;            /* TIDE_STRICT: an unknown TIDE_* name in the environment is an error */
     int round_us;          /* TIDE_ROUND_US: interval of status rounds */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];
@@ -58,14 +60,19 @@ typedef struct tide_config {
     int lb_period;          /* TIDE_LB_PERIOD: iterations between reschedulings */
     tide_global_params global; /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
     char objects_stats_path[1024]; /* TIDE_OBJECTS_STATS; "" = none */
+    char trace_path[1024];         /* TIDE_TRACE; "" = no trace */
+    int trace_format;              /* TIDE_TRACE_FORMAT: tide_trace_format */
+    int trace_max_events;          /* TIDE_TRACE_MAX_EVENTS: per thread */
 } tide_config;
 
 void tide_config_defaults(tide_config *cfg);
 /* Applies one knob by its variable name; on error fills err with one line and returns
  * TIDE_ERR_CONFIG. */
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len);
-/* Defaults, then values set through tide_config_set, then the environment. */
-int tide_config_load(tide_config *cfg, char *err, size_t len);
+/* Defaults, then values set through tide_config_set, then the environment. An unknown TIDE_*
+ * name in the environment fails when it is a misspelt knob or TIDE_STRICT=1; otherwise it is
+ * ignored and named in warn (one line, "" when none) for rank 0 to print. */
+int tide_config_load(tide_config *cfg, char *err, size_t len, char *warn, size_t wlen);
 void tide_config_forget_api_values(void);
 const char *tide_offload_name(tide_offload_kind k);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
@@ -110,6 +117,9 @@ struct tide_task {
     bool remote;     /* executing here on behalf of `origin` */
     bool queued;     /* in a queue (changed under that queue's lock) */
     bool replicated; /* a copy runs speculatively on rank `holder` */
+    bool pinned;     /* tide_task_set_pinned: never leaves its origin (no strategy moves it) */
+    int priority;    /* tide_task_set_priority: higher runs first; the queue's order */
+    double cost;     /* tide_task_set_cost: seconds, -1 without a hint */
     int holder;
     atomic_int refs;  /* replicated tasks: the local side and the replica table each hold one */
     double exec_time; /* measured, seconds */
@@ -131,10 +141,18 @@ void tide_task_free(tide_task *t);
 void tide_task_release(tide_task *t);
 void tide_rbuf_release(tide_rbuf *b);
 
+/* One priority present in a queue and its last task (queue.c). */
+typedef struct tide_queue_level {
+    int prio;
+    tide_task *last;
+} tide_queue_level;
+
 typedef struct tide_queue {
     pthread_mutex_t lock;
-    tide_task *head, *tail;
+    tide_task *head, *tail; /* descending priority, FIFO among equals */
     atomic_long count;
+    tide_queue_level *levels; /* the priorities present, descending */
+    int nlevels, cap_levels;
 } tide_queue;
 
 void tide_queue_init(tide_queue *q);
@@ -143,7 +161,7 @@ void tide_queue_push(tide_queue *q, tide_task *t);
 void tide_queue_push_locked(tide_queue *q, tide_task *t); /* the caller holds q->lock */
 tide_task *tide_queue_pop_front(tide_queue *q);
 /* Takes up to n tasks from the back (the ones a worker would start last) into out[], skipping
- * replicated ones. */
+ * replicated and pinned ones. */
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n);
 /* Unlinks t if it is still in q; true when this call took it (no worker will run it). */
 bool tide_queue_remove(tide_queue *q, tide_task *t);
@@ -180,7 +198,7 @@ uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);
  */
 
 #define TIDE_WIRE_MAGIC 0x45444954u /* "TIDE" */
-#define TIDE_WIRE_VERSION 1
+#define TIDE_WIRE_VERSION 2
 enum { TIDE_MSG_TASKS = 1, TIDE_MSG_RESULT = 2, TIDE_MSG_CONTROL = 3 };
 
 typedef struct tide_wire_header {
@@ -229,6 +247,7 @@ typedef struct tide_lb_host {
     void *state;
     double knob[TIDE_LB_KNOBS_MAX]; /* the strategy's own knobs, in its order */
     tide_lb_actions actions;
+    bool planning; /* inside phase_begin: what moves now is the plan (the trace says so) */
 } tide_lb_host;
 
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
@@ -346,6 +365,10 @@ enum tide_pred_model_code {
     TIDE_PMODEL_TOOL
 };
 
+/* The engine's own prediction source beside the predictor's (tide_pred_source): the
+ * application's cost hints served the phase (predict.c). */
+enum { TIDE_SRC_HINT = TIDE_SRC_COUNT };
+
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
 
 typedef struct tide_phase_log {
@@ -361,6 +384,55 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
                               FILE *out);
 void tide_stats_free(tide_phase_log *log);
+
+/* ---- timeline traces (trace.c, trace_json.c, trace_otf2.c) ------------------------------------
+ */
+
+typedef enum { TIDE_TRACE_AUTO = 0, TIDE_TRACE_JSON = 1, TIDE_TRACE_OTF2 = 2 } tide_trace_format;
+
+typedef struct tide_trace tide_trace;
+
+/* tide_init, every rank: resolves the format, allocates the per-thread buffers, and on rank 0
+ * opens the output (a path it cannot write, or OTF2 asked of a build without it, fails here with
+ * one line). Local only: the caller agrees on the result across ranks. */
+int tide_trace_create(tide_rt *rt);
+/* tide_init, every rank, once coll_comm exists and before the comm thread starts: the first clock
+ * comparison with rank 0. */
+void tide_trace_start(tide_rt *rt);
+/* The recording hooks; each is reached only through `if (rt->trace)`. A worker (slot): */
+void tide_trace_task(tide_trace *tr, int slot, const tide_task *t, int phase, double t0, double t1);
+/* Comm thread: a message posted (buf starts with its wire header) or received and handled. */
+void tide_trace_send(tide_trace *tr, int dest, const unsigned char *buf, size_t len, double t0,
+                     double t1);
+void tide_trace_recv(tide_trace *tr, const tide_wire_header *h, size_t len, double t0, double t1);
+/* Comm thread: the strategy moved n tasks to dest (planned: during phase_begin, i.e. the plan),
+ * or sent a copy of own task seq to dest. */
+void tide_trace_move(tide_trace *tr, int phase, int dest, int n, bool planned);
+void tide_trace_replica(tide_trace *tr, int phase, int dest, uint64_t seq);
+/* Application thread: one tide_taskwait (phase, its own tasks) from its start to its return. */
+void tide_trace_phase(tide_trace *tr, int phase, long tasks, double t0, double t1);
+/* tide_finalize, every rank, after the comm thread stopped: the last clock comparison, every
+ * rank's events to rank 0, which writes the file and says what it wrote. Returns rank 0's
+ * error (TIDE_OK elsewhere) and frees the trace. */
+int tide_trace_finish(tide_rt *rt);
+/* Frees the trace of a run that ends without tide_trace_finish (a failed tide_init). */
+void tide_trace_discard(tide_rt *rt);
+
+/* The finalize verdict (verdict.c, docs/stats.md "The verdict"): run totals in seconds. */
+typedef struct tide_verdict {
+    double unbalanced; /* sum over phases of max(max_i L_i / threads, ideal): no balancing */
+    double ideal;      /* sum of the phases' ideal times */
+    double achieved;   /* sum of the phases' W_max */
+    double saving;     /* (unbalanced - ideal) / unbalanced: what perfect balance would save */
+    double recovered;  /* (unbalanced - achieved) / (unbalanced - ideal); 0 when balanced */
+    double remaining;  /* (achieved - ideal) / achieved, at least 0 */
+    bool balanced;     /* saving below 2%: recovered is not meaningful */
+    int64_t moved;     /* tasks executed away from their origin */
+} tide_verdict;
+
+tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads);
+/* One line "tide: verdict: ..." (no newline) for lb. */
+void tide_verdict_format(const tide_verdict *v, const char *lb, char *out, size_t len);
 
 /* ---- the runtime ------------------------------------------------------------------------------
  */
@@ -386,7 +458,9 @@ struct tide_rt {
     tide_config cfg;
     int rank, size, threads;
     bool mpi_owned; /* tide_init initialized MPI */
-    MPI_Comm data_comm, coll_comm;
+    /* Tide's duplicate of the communicator it runs on (tide_init_comm), the parent of data_comm
+     * and coll_comm (the comm thread's) and of the objects layer's. */
+    MPI_Comm mpi_comm, data_comm, coll_comm;
     tide_lb_host lb;
 
     /* own tasks not yet started; its lock also orders tide_task_submit against the start of
@@ -396,7 +470,14 @@ struct tide_rt {
     tide_queue results; /* executed remote tasks whose results await sending */
 
     atomic_uint_fast64_t next_seq;
-    atomic_long submitted;   /* own tasks submitted since the last taskwait */
+    atomic_long submitted; /* own tasks submitted since the last taskwait */
+    /* Cost hints of the tasks submitted since the last taskwait (under local.lock), and of the
+     * phase that runs (phase_hints, taken by taskwait): predict.c serves them when every own
+     * task of the phase has one. */
+    struct {
+        long n;
+        double sum;
+    } hints, phase_hints;
     atomic_long outstanding; /* own tasks of the phase not completed yet */
     atomic_bool in_taskwait;
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
@@ -411,6 +492,8 @@ struct tide_rt {
     long phase_tasks;
 
     tide_worker_slot *slots; /* threads entries */
+    tide_trace *trace;       /* TIDE_TRACE: NULL when off (the hooks' one branch) */
+    struct tide_pool *pool;  /* pool.c: the workers besides the application thread */
 
     /* Comm-thread-only state. */
     pthread_t comm;
@@ -492,6 +575,12 @@ void tide_comm_wake(tide_rt *rt);
  * rank's comm thread enters the same way. */
 void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg);
 void tide_workers_wake(tide_rt *rt);
+/* The worker pool (pool.c): threads - 1 pthreads that sleep between phases. */
+typedef struct tide_pool tide_pool;
+int tide_pool_start(tide_rt *rt);
+void tide_pool_stop(tide_rt *rt);
+/* taskwait: runs the phase on every worker and this thread (slot 0); returns when all left it. */
+void tide_pool_run_phase(tide_rt *rt);
 /* Runs tasks on this thread until the phase is done everywhere. */
 void tide_worker_loop(tide_rt *rt, int slot);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);

@@ -8,12 +8,29 @@
 
 static int act_offload(void *ctx, int dest, int n)
 {
-    return tide_offload_tasks(ctx, dest, n);
+    tide_rt *rt = ctx;
+    int moved = tide_offload_tasks(rt, dest, n);
+    if (rt->trace && moved) tide_trace_move(rt->trace, rt->cphase, dest, moved, rt->lb.planning);
+    return moved;
+}
+
+/* The trace records the plan as the strategy made it: how many tasks it sends to each rank. */
+static void trace_plan(tide_rt *rt, const int32_t *dest, long n)
+{
+    int *count = calloc((size_t)rt->size, sizeof *count);
+    if (!count) tide_fatal("out of memory tracing a plan");
+    for (long k = 0; k < n; k++)
+        if (dest[k] >= 0 && dest[k] < rt->size && dest[k] != rt->rank) count[dest[k]]++;
+    for (int d = 0; d < rt->size; d++)
+        if (count[d]) tide_trace_move(rt->trace, rt->cphase, d, count[d], true);
+    free(count);
 }
 
 static int act_offload_selected(void *ctx, const int32_t *dest, long n)
 {
-    return tide_offload_selected(ctx, dest, n);
+    tide_rt *rt = ctx;
+    if (rt->trace) trace_plan(rt, dest, n);
+    return tide_offload_selected(rt, dest, n);
 }
 
 static int act_replicate(void *ctx, int dest, int n)
@@ -123,7 +140,9 @@ void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all)
 {
     if (!rt->lb.ops->phase_begin) return;
     tide_lb_view v = view_of(rt, all);
+    rt->lb.planning = true;
     rt->lb.ops->phase_begin(&v, &rt->lb.actions);
+    rt->lb.planning = false;
 }
 
 void tide_lb_round(tide_rt *rt, const tide_rank_status *all)

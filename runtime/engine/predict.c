@@ -168,6 +168,39 @@ static double model_code(const char *name)
     return *name ? TIDE_PMODEL_TOOL : TIDE_PMODEL_NONE;
 }
 
+/* Cost hints (tide_task_set_cost) replace the model for a phase in which every own task has
+ * one: the rank's load is their sum, known exactly (uncertainty 0), and they are the per-task
+ * weights. With some tasks unhinted the model serves as if there were no hints. */
+static bool hints_serve(const tide_rt *rt)
+{
+    return rt->phase_tasks > 0 && rt->phase_hints.n == rt->phase_tasks;
+}
+
+static void serve_hints(tide_rt *rt)
+{
+    if (!hints_serve(rt)) return;
+    rt->L_pred = rt->phase_hints.sum;
+    rt->L_unc = 0;
+    rt->pred_source = TIDE_SRC_HINT;
+    rt->pred_model = TIDE_PMODEL_NONE;
+    rt->task_pred_ready = 1;
+}
+
+typedef struct hint_times {
+    double *times;
+    long n, k;
+} hint_times;
+
+/* Pinned tasks weigh 0 for the planner: their load counts in the rank's, but they never move. */
+static bool hint_one(tide_queue *q, tide_task *t, void *arg)
+{
+    (void)q;
+    hint_times *h = arg;
+    if (h->k >= h->n) return false;
+    h->times[h->k++] = t->pinned ? 0 : t->cost;
+    return true;
+}
+
 void tide_predict_phase(tide_rt *rt)
 {
     tide_prediction p;
@@ -194,6 +227,7 @@ void tide_predict_phase(tide_rt *rt)
     rt->pred_source = ok ? p.source : TIDE_SRC_NONE;
     rt->pred_model = ok && p.source == TIDE_SRC_MODEL ? model_code(p.model) : TIDE_PMODEL_NONE;
     rt->task_pred_ready = ok && tide_predict_task_times(rt, NULL, 0);
+    serve_hints(rt);
 }
 
 typedef struct weights {
@@ -209,12 +243,17 @@ static bool weigh_one(tide_queue *q, tide_task *t, void *arg)
     weights *w = arg;
     if (w->k >= w->n) return false;
     w->times[w->k++] =
-        t->sample >= 0 && t->sample < w->rows ? w->scale * w->row_time[t->sample] : 0;
+        !t->pinned && t->sample >= 0 && t->sample < w->rows ? w->scale * w->row_time[t->sample] : 0;
     return true;
 }
 
 bool tide_predict_task_times(tide_rt *rt, double *times, long n)
 {
+    if (rt->pred_source == TIDE_SRC_HINT) {
+        hint_times h = {times, n, 0};
+        if (times) tide_queue_visit(&rt->local, false, hint_one, &h);
+        return h.k == n;
+    }
     if (!collect) return false;
     const sample_buf *b = &bufs[filling];
     double *f;

@@ -1,30 +1,91 @@
-/* A mutex-protected doubly-linked task queue: workers pop from the front, the offloading engine
- * takes from the back, so the tasks that leave are those a worker would start last. A task's
- * `queued` flag changes only under its queue's lock: whoever unlinks it owns it. */
+/* A mutex-protected doubly-linked task queue ordered by task priority (higher first, FIFO among
+ * equals): workers pop from the front, the offloading engine takes from the back, so the tasks
+ * that leave are those a worker would start last (the lowest priority). A task's `queued` flag
+ * changes only under its queue's lock: whoever unlinks it owns it.
+ *
+ * Order costs O(log L) per push and unlink, L the distinct priorities queued: the queue keeps,
+ * per priority present, its last task (levels[], descending), and a push links the task after
+ * its level's last one. Without priorities there is one level and a push appends. */
 #include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 void tide_queue_init(tide_queue *q)
 {
     pthread_mutex_init(&q->lock, NULL);
     q->head = q->tail = NULL;
     atomic_init(&q->count, 0);
+    q->levels = NULL;
+    q->nlevels = q->cap_levels = 0;
 }
 
 void tide_queue_destroy(tide_queue *q)
 {
     pthread_mutex_destroy(&q->lock);
+    free(q->levels);
+    q->levels = NULL;
+    q->nlevels = q->cap_levels = 0;
+}
+
+/* The index of priority p in levels[] (descending), or where it would be inserted; *found says
+ * which. */
+static int level_find(const tide_queue *q, int p, bool *found)
+{
+    int lo = 0, hi = q->nlevels;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (q->levels[mid].prio > p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < q->nlevels && q->levels[lo].prio == p;
+    return lo;
+}
+
+static void level_insert(tide_queue *q, int k, int p, tide_task *last)
+{
+    if (q->nlevels == q->cap_levels) {
+        int cap = q->cap_levels ? 2 * q->cap_levels : 4;
+        tide_queue_level *l = realloc(q->levels, (size_t)cap * sizeof *l);
+        /* A task that cannot be queued would be lost: stop loudly instead. */
+        if (!l) tide_fatal("out of memory queueing a task of priority %d", p);
+        q->levels = l;
+        q->cap_levels = cap;
+    }
+    memmove(q->levels + k + 1, q->levels + k, (size_t)(q->nlevels - k) * sizeof *q->levels);
+    q->levels[k] = (tide_queue_level){p, last};
+    q->nlevels++;
+}
+
+/* Links t after `after` (NULL: at the head). */
+static void link_after(tide_queue *q, tide_task *after, tide_task *t)
+{
+    t->prev = after;
+    t->next = after ? after->next : q->head;
+    if (t->next)
+        t->next->prev = t;
+    else
+        q->tail = t;
+    if (after)
+        after->next = t;
+    else
+        q->head = t;
 }
 
 void tide_queue_push_locked(tide_queue *q, tide_task *t)
 {
-    t->next = NULL;
+    bool found;
+    int k = level_find(q, t->priority, &found);
+    if (found) {
+        link_after(q, q->levels[k].last, t);
+        q->levels[k].last = t;
+    } else {
+        link_after(q, k > 0 ? q->levels[k - 1].last : NULL, t);
+        level_insert(q, k, t->priority, t);
+    }
     t->queued = true;
-    t->prev = q->tail;
-    if (q->tail)
-        q->tail->next = t;
-    else
-        q->head = t;
-    q->tail = t;
     atomic_fetch_add_explicit(&q->count, 1, memory_order_relaxed);
 }
 
@@ -35,27 +96,33 @@ void tide_queue_push(tide_queue *q, tide_task *t)
     pthread_mutex_unlock(&q->lock);
 }
 
+static void unlink_locked(tide_queue *q, tide_task *t);
+
 tide_task *tide_queue_pop_front(tide_queue *q)
 {
     /* Empty queues are the common case for idle workers: skip the lock. */
     if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return NULL;
     pthread_mutex_lock(&q->lock);
     tide_task *t = q->head;
-    if (t) {
-        q->head = t->next;
-        if (q->head)
-            q->head->prev = NULL;
-        else
-            q->tail = NULL;
-        t->queued = false;
-        atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
-    }
+    if (t) unlink_locked(q, t);
     pthread_mutex_unlock(&q->lock);
     return t;
 }
 
 static void unlink_locked(tide_queue *q, tide_task *t)
 {
+    bool found;
+    int k = level_find(q, t->priority, &found);
+    if (!found) tide_fatal("a queued task's priority %d has no level", t->priority);
+    if (q->levels[k].last == t) {
+        if (t->prev && t->prev->priority == t->priority) {
+            q->levels[k].last = t->prev;
+        } else {
+            memmove(q->levels + k, q->levels + k + 1,
+                    (size_t)(q->nlevels - k - 1) * sizeof *q->levels);
+            q->nlevels--;
+        }
+    }
     if (t->prev)
         t->prev->next = t->next;
     else
@@ -74,7 +141,8 @@ int tide_queue_take_back(tide_queue *q, tide_task **out, int n)
     pthread_mutex_lock(&q->lock);
     for (tide_task *t = q->tail, *prev; t && taken < n; t = prev) {
         prev = t->prev;
-        if (t->replicated) continue; /* a replica is out: this one must stay where it is */
+        /* A replica is out, or the application pinned it: this one must stay where it is. */
+        if (t->replicated || t->pinned) continue;
         unlink_locked(q, t);
         out[taken++] = t;
     }

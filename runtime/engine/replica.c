@@ -74,7 +74,7 @@ static bool replicate_one(tide_queue *q, tide_task *t, void *arg)
     tide_rt *rt = r->rt;
     if (r->done >= r->n) return false;
     tide_fnid id;
-    if (t->replicated || tide_fnid_of(t->fn, &id) != TIDE_OK) return true;
+    if (t->replicated || t->pinned || tide_fnid_of(t->fn, &id) != TIDE_OK) return true;
     size_t len = sizeof(tide_wire_header) + tide_wire_task_size(t);
     if (len > (size_t)INT32_MAX) return true;
     if (!tide_transport_fits(rt, len)) return false;
@@ -88,6 +88,7 @@ static bool replicate_one(tide_queue *q, tide_task *t, void *arg)
     atomic_store(&t->refs, 2);
     table_put(get(rt), t);
     tide_transport_send(rt, r->dest, buf, len);
+    if (rt->trace) tide_trace_replica(rt->trace, rt->cphase, r->dest, t->seq);
     r->done++;
     return true;
 }

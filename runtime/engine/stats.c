@@ -96,10 +96,11 @@ enum {
     SERVED_PERSISTENCE,
     SERVED_MEDIAN,
     SERVED_GUARD,
+    SERVED_HINT,
     SERVED_KINDS
 };
-static const char *const served_names[SERVED_KINDS] = {"rank",        "task",   "tool",
-                                                       "persistence", "median", "guard"};
+static const char *const served_names[SERVED_KINDS] = {"rank",   "task",  "tool", "persistence",
+                                                       "median", "guard", "hint"};
 
 /* The served kind of a record, or -1 when it had no prediction. */
 static int served_kind(const tide_rank_record *r)
@@ -116,6 +117,8 @@ static int served_kind(const tide_rank_record *r)
         return SERVED_MEDIAN;
     case TIDE_SRC_GUARD:
         return SERVED_GUARD;
+    case TIDE_SRC_HINT:
+        return SERVED_HINT;
     default:
         return -1;
     }
@@ -322,7 +325,13 @@ static void json_summary(FILE *f, const tide_phase_log *log, int threads)
     fprintf(f, "}, \"plan_limits\": {");
     for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", limit_names[k], s.limits[k]);
-    fprintf(f, "}}");
+    tide_verdict v = tide_stats_verdict(log, threads);
+    fprintf(f, "},\n    \"unbalanced_time\": %.9g, \"achieved_time\": %.9g, \"saving\": %.9g, ",
+            v.unbalanced, v.achieved, v.saving);
+    if (v.balanced)
+        fprintf(f, "\"recovered\": null}");
+    else
+        fprintf(f, "\"recovered\": %.9g}", v.recovered);
 }
 
 void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads, FILE *f)
@@ -347,6 +356,10 @@ void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
             log->nranks, threads, cfg->lb, log->nphases, s.time, s.ideal,
             s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, (long long)s.offloaded, (long long)s.tasks,
             (double)s.bytes / (1 << 20));
+    tide_verdict v = tide_stats_verdict(log, threads);
+    char line[512];
+    tide_verdict_format(&v, cfg->lb, line, sizeof line);
+    fprintf(out, "%s\n", line);
     if (s.predicted == 0) return;
     fprintf(out, "tide: predictions (model %s): MAPE %.3f, served by", cfg->pred.kind,
             s.all.n_ape ? s.all.ape / s.all.n_ape : 0.0);

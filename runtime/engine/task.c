@@ -1,6 +1,7 @@
 /* Task objects: creation with argument checking, submission, and their single allocation. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
     memset(t, 0, sizeof *t);
     t->nargs = nargs;
     t->sample = -1;
+    t->cost = -1;
     t->args = (tide_arg *)(mem + head);
     t->argv = (void **)(mem + head + descs);
     if (extra_out) *extra_out = mem + head + descs + argv;
@@ -98,6 +100,30 @@ int tide_task_set_feature(tide_task *t, int index, double value)
     return TIDE_OK;
 }
 
+int tide_task_set_pinned(tide_task *t)
+{
+    if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_set_pinned: task is NULL");
+    t->pinned = true;
+    return TIDE_OK;
+}
+
+int tide_task_set_cost(tide_task *t, double seconds)
+{
+    if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_set_cost: task is NULL");
+    if (!isfinite(seconds) || seconds < 0)
+        return tide_fail(TIDE_ERR_INVALID,
+                         "tide_task_set_cost: %g seconds is not a finite number >= 0", seconds);
+    t->cost = seconds;
+    return TIDE_OK;
+}
+
+int tide_task_set_priority(tide_task *t, int priority)
+{
+    if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_set_priority: task is NULL");
+    t->priority = priority;
+    return TIDE_OK;
+}
+
 int tide_task_submit(tide_task *t)
 {
     tide_rt *rt = tide_rt_global;
@@ -112,6 +138,10 @@ int tide_task_submit(tide_task *t)
     t->seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&rt->submitted, 1, memory_order_relaxed);
     tide_predict_capture(t);
+    if (t->cost >= 0) { /* under the lock, like the count: taskwait takes both at once */
+        rt->hints.n++;
+        rt->hints.sum += t->cost;
+    }
     tide_queue_push_locked(&rt->local, t);
     pthread_mutex_unlock(&rt->local.lock);
     return TIDE_OK;

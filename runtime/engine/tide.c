@@ -23,21 +23,33 @@ static const char *thread_level_name(int level)
     }
 }
 
-static int init_mpi(tide_rt *rt, int *argc, char ***argv)
+/* MPI initialized (by the application, or here for a predefined communicator) and comm usable;
+ * on success rt->mpi_comm is Tide's duplicate of it. */
+static int init_mpi(tide_rt *rt, MPI_Comm comm, int *argc, char ***argv)
 {
-    int inited = 0, finalized = 0, level = 0;
+    int inited = 0, finalized = 0, level = 0, inter = 0;
     MPI_Finalized(&finalized);
     if (finalized) return tide_fail(TIDE_ERR_STATE, "tide_init after MPI_Finalize");
+    if (comm == MPI_COMM_NULL)
+        return tide_fail(TIDE_ERR_INVALID, "tide_init_comm: the communicator is MPI_COMM_NULL");
     MPI_Initialized(&inited);
     if (!inited) {
+        if (comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
+            return tide_fail(TIDE_ERR_STATE, "tide_init_comm before MPI_Init_thread: only "
+                                             "MPI_COMM_WORLD or MPI_COMM_SELF exist then");
         if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &level) != MPI_SUCCESS)
             return tide_fail(TIDE_ERR_MPI, "MPI_Init_thread failed");
         rt->mpi_owned = true;
     } else {
         MPI_Query_thread(&level);
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &rt->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &rt->size);
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return tide_fail(TIDE_ERR_INVALID, "tide_init_comm: an intercommunicator; give Tide an "
+                                           "intracommunicator (MPI_Intercomm_merge makes one)");
+    MPI_Comm_dup(comm, &rt->mpi_comm);
+    MPI_Comm_rank(rt->mpi_comm, &rt->rank);
+    MPI_Comm_size(rt->mpi_comm, &rt->size);
     if (level < MPI_THREAD_MULTIPLE)
         return tide_fail(TIDE_ERR_MPI,
                          "MPI provides %s but Tide needs MPI_THREAD_MULTIPLE (its comm thread "
@@ -52,7 +64,7 @@ static int init_mpi(tide_rt *rt, int *argc, char ***argv)
 static int agree(tide_rt *rt, int rc, int code_if_other)
 {
     int mine = rc == TIDE_OK ? rt->size : rt->rank, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, rt->mpi_comm);
     if (first == rt->size) return TIDE_OK;
     if (first == rt->rank) fprintf(stderr, "tide: %s\n", tide_last_error_message());
     if (rc != TIDE_OK) return rc;
@@ -69,7 +81,7 @@ static int check_same_executable(tide_rt *rt)
     if (rc != TIDE_OK) snprintf(path, sizeof path, "(unreadable)");
     uint64_t *all = malloc((size_t)rt->size * sizeof *all);
     if (!all) tide_fatal("out of memory comparing the executables");
-    MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, rt->mpi_comm);
     int differ = -1;
     for (int i = 0; i < rt->size && differ < 0; i++)
         if (all[i] != all[0]) differ = i;
@@ -77,8 +89,8 @@ static int check_same_executable(tide_rt *rt)
     if (differ >= 0) { /* every rank knows differ: both paths reach every rank */
         memcpy(path0, path, sizeof path0);
         memcpy(other, path, sizeof other);
-        MPI_Bcast(path0, sizeof path0, MPI_CHAR, 0, MPI_COMM_WORLD);
-        MPI_Bcast(other, sizeof other, MPI_CHAR, differ, MPI_COMM_WORLD);
+        MPI_Bcast(path0, sizeof path0, MPI_CHAR, 0, rt->mpi_comm);
+        MPI_Bcast(other, sizeof other, MPI_CHAR, differ, rt->mpi_comm);
     }
     if (rc != TIDE_OK) return rc;
     if (differ >= 0)
@@ -135,6 +147,7 @@ static void rt_free(tide_rt *rt)
     pthread_cond_destroy(&rt->comm_cv);
     pthread_cond_destroy(&rt->call_cv);
     tide_stats_free(&rt->log);
+    tide_trace_discard(rt);
     free(rt->slots);
     free(rt);
 }
@@ -143,6 +156,7 @@ static int init_fail(tide_rt *rt, int rc)
 {
     if (rt->data_comm != MPI_COMM_NULL) MPI_Comm_free(&rt->data_comm);
     if (rt->coll_comm != MPI_COMM_NULL) MPI_Comm_free(&rt->coll_comm);
+    if (rt->mpi_comm != MPI_COMM_NULL) MPI_Comm_free(&rt->mpi_comm);
     tide_fnid_finalize();
     if (rt->mpi_owned) {
         int fin = 0;
@@ -155,6 +169,11 @@ static int init_fail(tide_rt *rt, int rc)
 
 int tide_init(int *argc, char ***argv)
 {
+    return tide_init_comm(MPI_COMM_WORLD, argc, argv);
+}
+
+int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
+{
     if (tide_rt_global) return tide_fail(TIDE_ERR_STATE, "tide_init called twice");
     tide_rt *rt = calloc(1, sizeof *rt);
     if (!rt) return tide_fail(TIDE_ERR_NOMEM, "out of memory");
@@ -166,19 +185,21 @@ int tide_init(int *argc, char ***argv)
     pthread_cond_init(&rt->work_cv, NULL);
     pthread_cond_init(&rt->comm_cv, NULL);
     pthread_cond_init(&rt->call_cv, NULL);
-    rt->data_comm = rt->coll_comm = MPI_COMM_NULL;
+    rt->mpi_comm = rt->data_comm = rt->coll_comm = MPI_COMM_NULL;
 
-    int rc = init_mpi(rt, argc, argv);
+    int rc = init_mpi(rt, comm, argc, argv);
     if (rc != TIDE_OK && rt->size == 0) { /* MPI itself is unusable: nobody to agree with */
         fprintf(stderr, "tide: %s\n", tide_last_error_message());
         return init_fail(rt, rc);
     }
     if (agree(rt, rc, TIDE_ERR_MPI) != TIDE_OK) return init_fail(rt, rc);
-    char err[512];
-    rc = tide_config_load(&rt->cfg, err, sizeof err);
+    char err[512], warn[512];
+    rc = tide_config_load(&rt->cfg, err, sizeof err, warn, sizeof warn);
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);
     rc = agree(rt, rc, TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK && rt->rank == 0 && warn[0]) fprintf(stderr, "tide: warning: %s\n", warn);
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK) rc = agree(rt, tide_trace_create(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->cfg.check_exe)
         rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
@@ -202,10 +223,15 @@ int tide_init(int *argc, char ***argv)
         tide_lb_host_free(rt);
         return init_fail(rt, tide_fail(TIDE_ERR_NOMEM, "out of memory"));
     }
-    MPI_Comm_dup(MPI_COMM_WORLD, &rt->data_comm);
-    MPI_Comm_dup(MPI_COMM_WORLD, &rt->coll_comm);
+    MPI_Comm_dup(rt->mpi_comm, &rt->data_comm);
+    MPI_Comm_dup(rt->mpi_comm, &rt->coll_comm);
+    if (rt->trace) tide_trace_start(rt);
     tide_rt_global = rt;
-    rc = tide_comm_start(rt);
+    rc = tide_pool_start(rt);
+    if (rc == TIDE_OK) {
+        rc = tide_comm_start(rt);
+        if (rc != TIDE_OK) tide_pool_stop(rt);
+    }
     if (rc != TIDE_OK) {
         tide_rt_global = NULL;
         tide_predict_finalize(rt);
@@ -230,14 +256,18 @@ int tide_taskwait(void)
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
     }
     rt->phase_tasks = atomic_exchange(&rt->submitted, 0);
+    rt->phase_hints = rt->hints;
+    rt->hints.n = 0;
+    rt->hints.sum = 0;
     pthread_mutex_unlock(&rt->local.lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
     atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
     tide_comm_wake(rt);
-#pragma omp parallel num_threads(rt->threads)
-    tide_worker_loop(rt, omp_get_thread_num());
+    tide_pool_run_phase(rt);
+    if (rt->trace)
+        tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, tide_now());
     rt->phase++;
     atomic_store(&rt->in_taskwait, false);
     return TIDE_OK;
@@ -261,9 +291,11 @@ int tide_finalize(void)
                 "after their submission)\n",
                 rt->rank, leftover);
     tide_comm_stop(rt);
-    int rc = objects_rc;
+    tide_pool_stop(rt);
+    int rc = objects_rc, trace_rc = tide_trace_finish(rt);
     if (rt->rank == 0) {
         if (rc != TIDE_OK) fprintf(stderr, "tide: %s\n", tide_last_error_message());
+        keep_first(&rc, trace_rc);
         if (rt->cfg.stats_path[0]) keep_first(&rc, write_stats(rt));
         keep_first(&rc, tide_outfile_close(&rt->stats_file));
         keep_first(&rc, tide_outfile_close(&rt->objects_stats_file));
@@ -271,6 +303,7 @@ int tide_finalize(void)
     }
     MPI_Comm_free(&rt->data_comm);
     MPI_Comm_free(&rt->coll_comm);
+    MPI_Comm_free(&rt->mpi_comm);
     tide_fnid_finalize();
     tide_predict_finalize(rt);
     tide_lb_host_free(rt);

@@ -83,7 +83,9 @@ void tide_transport_send(tide_rt *rt, int dest, unsigned char *buf, size_t len)
     }
     if (len > (size_t)INT32_MAX)
         tide_fatal("message of %zu bytes exceeds MPI's int count (split the task's data)", len);
+    double t0 = rt->trace ? tide_now() : 0;
     MPI_Isend(buf, (int)len, MPI_BYTE, dest, TAG_MSG, rt->data_comm, &tp->reqs[tp->nsends]);
+    if (rt->trace) tide_trace_send(rt->trace, dest, buf, len, t0, tide_now());
     tp->slots[tp->nsends] = (send_slot){buf, len};
     tp->nsends++;
     rt->inflight_bytes += len;
@@ -165,7 +167,7 @@ static bool select_one(tide_queue *q, tide_task *t, void *arg)
     selection *s = arg;
     if (s->k >= s->n) return false;
     int d = s->dest[s->k++];
-    if (d == s->rt->rank || d < 0 || d >= s->rt->size || t->replicated) return true;
+    if (d == s->rt->rank || d < 0 || d >= s->rt->size || t->replicated || t->pinned) return true;
     tide_queue_unlink_locked(q, t);
     tide_queue_push(&s->rt->transport->outgoing[d], t);
     s->moved++;
@@ -363,6 +365,7 @@ bool tide_transport_poll(tide_rt *rt, const tide_dispatch *d)
         if (!flag) break;
         int count;
         MPI_Get_count(&st, MPI_BYTE, &count);
+        double t0 = rt->trace ? tide_now() : 0;
         unsigned char *buf = malloc(count > 0 ? (size_t)count : 1);
         if (!buf) tide_fatal("out of memory for a %d-byte message", count);
         MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
@@ -382,6 +385,7 @@ bool tide_transport_poll(tide_rt *rt, const tide_dispatch *d)
             free(buf);
             d->control(rt, h.src, &ctl);
         }
+        if (rt->trace) tide_trace_recv(rt->trace, &h, (size_t)count, t0, tide_now());
         did = true;
     }
     return did;

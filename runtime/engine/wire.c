@@ -13,7 +13,13 @@
 #define TASK_REC 40
 #define ARG_DESC 16
 #define RESULT_REC 24
-#define PAD8(x) (((x) + 7u) & ~(uint64_t)7u)
+/* Argument bytes start at multiples of TIDE_WIRE_ALIGN from the message's start, which malloc
+ * aligns at least as much: a task on a remote rank gets copies aligned for any C type
+ * (alignof(max_align_t)), as malloc would give it. Records pad their fixed part to it. */
+#define TIDE_WIRE_ALIGN 16u
+#define PADA(x) (((x) + (TIDE_WIRE_ALIGN - 1)) & ~(uint64_t)(TIDE_WIRE_ALIGN - 1))
+_Static_assert(HDR_SIZE % TIDE_WIRE_ALIGN == 0, "records start aligned");
+_Static_assert(_Alignof(max_align_t) >= TIDE_WIRE_ALIGN, "malloc aligns message buffers");
 
 _Static_assert(sizeof(tide_wire_header) == HDR_SIZE, "wire header layout");
 
@@ -33,11 +39,23 @@ static void put(unsigned char **p, const void *v, size_t n)
     *p += n;
 }
 
+/* The fixed part of a task record (record, descriptors, features) with its padding. */
+static size_t task_head(uint64_t nargs, uint64_t nfeat)
+{
+    return PADA(TASK_REC + nargs * ARG_DESC + nfeat * sizeof(double));
+}
+
+/* The fixed part of a result record (record, output sizes) with its padding. */
+static size_t result_head(uint64_t nargs)
+{
+    return PADA(RESULT_REC + 8 * nargs);
+}
+
 size_t tide_wire_task_size(const tide_task *t)
 {
-    size_t n = TASK_REC + (size_t)t->nargs * ARG_DESC + (size_t)t->nfeat * sizeof(double);
+    size_t n = task_head((uint64_t)t->nargs, (uint64_t)t->nfeat);
     for (int i = 0; i < t->nargs; i++)
-        if (carries_input(t->args[i].mode)) n += PAD8(t->args[i].size);
+        if (carries_input(t->args[i].mode)) n += PADA(t->args[i].size);
     return n;
 }
 
@@ -62,12 +80,15 @@ size_t tide_wire_put_task(unsigned char *dst, const tide_task *t, tide_fnid id)
         put(&p, &size, 8);
     }
     put(&p, t->features, (size_t)t->nfeat * sizeof(double));
+    size_t pad = task_head((uint64_t)nargs, (uint64_t)nfeat) - (size_t)(p - dst);
+    memset(p, 0, pad);
+    p += pad;
     for (int i = 0; i < t->nargs; i++) {
         if (!carries_input(t->args[i].mode)) continue;
         size_t size = t->args[i].size;
         if (size) memcpy(p, t->args[i].ptr, size); /* the one pack copy */
-        memset(p + size, 0, PAD8(size) - size);
-        p += PAD8(size);
+        memset(p + size, 0, PADA(size) - size);
+        p += PADA(size);
     }
     return (size_t)(p - dst);
 }
@@ -191,19 +212,20 @@ static int read_descriptors(cursor *c, record *r, char *err, size_t errlen)
                               r->modes[i]);
         /* Inputs must lie in this message; outputs must not exceed what a message could hold. */
         if (r->sizes[i] > ((uint64_t)1 << 40) ||
-            (carries_input((int)r->modes[i]) && PAD8(r->sizes[i]) > c->left))
+            (carries_input((int)r->modes[i]) && PADA(r->sizes[i]) > c->left))
             return bad_record(err, errlen, TIDE_ERR_INVALID,
                               "argument %u claims %llu bytes, the message has %llu left", i,
                               (unsigned long long)r->sizes[i], (unsigned long long)c->left);
-        if (carries_output((int)r->modes[i])) r->out_bytes += PAD8(r->sizes[i]);
-        if (carries_input((int)r->modes[i])) r->in_bytes += PAD8(r->sizes[i]);
+        if (carries_output((int)r->modes[i])) r->out_bytes += PADA(r->sizes[i]);
+        if (carries_input((int)r->modes[i])) r->in_bytes += PADA(r->sizes[i]);
     }
     /* Each size is below 2^40 and there are at most TIDE_MAX_ARGS: the sums cannot overflow. */
-    if (r->in_bytes + (uint64_t)r->nfeat * sizeof(double) > c->left)
+    uint64_t rest = task_head(r->nargs, r->nfeat) - TASK_REC - (uint64_t)r->nargs * ARG_DESC;
+    if (r->in_bytes + rest > c->left) /* rest: the features and the padding after them */
         return bad_record(err, errlen, TIDE_ERR_INVALID,
                           "arguments claim %llu input bytes, the message has %llu left",
                           (unsigned long long)r->in_bytes, (unsigned long long)c->left);
-    if (HDR_SIZE + RESULT_REC + 8ull * r->nargs + r->out_bytes > (uint64_t)INT32_MAX)
+    if (HDR_SIZE + result_head(r->nargs) + r->out_bytes > (uint64_t)INT32_MAX)
         return bad_record(err, errlen, TIDE_ERR_INVALID,
                           "task outputs of %llu bytes exceed the 2 GiB message limit",
                           (unsigned long long)r->out_bytes);
@@ -220,7 +242,8 @@ static void bind_arguments(cursor *c, const record *r, tide_task *t)
     memcpy(rec + 8, &r->origin, 4);
     memcpy(rec + 12, &r->nargs, 4);
     unsigned char *rsizes = rec + RESULT_REC;
-    unsigned char *rdata = rsizes + 8ull * r->nargs;
+    unsigned char *rdata = rec + result_head(r->nargs);
+    memset(rsizes + 8ull * r->nargs, 0, (size_t)(rdata - rsizes) - 8ull * r->nargs);
     for (uint32_t i = 0; i < r->nargs; i++) {
         int mode = (int)r->modes[i];
         uint64_t size = r->sizes[i], outsz = carries_output(mode) ? size : 0;
@@ -228,12 +251,12 @@ static void bind_arguments(cursor *c, const record *r, tide_task *t)
         t->args[i] = (tide_arg){NULL, (size_t)size, (tide_arg_mode)mode};
         if (carries_output(mode)) {
             t->args[i].ptr = rdata;
-            memset(rdata + size, 0, PAD8(size) - size);
-            rdata += PAD8(size);
+            memset(rdata + size, 0, PADA(size) - size);
+            rdata += PADA(size);
         }
         if (carries_input(mode)) {
             const unsigned char *src = c->p;
-            take(c, NULL, PAD8(size)); /* in_bytes was checked against the message */
+            take(c, NULL, PADA(size)); /* in_bytes was checked against the message */
             if (mode == TIDE_INOUT) {
                 if (size) memcpy(t->args[i].ptr, src, size); /* the one unpack copy */
             } else {
@@ -257,7 +280,7 @@ static int decode_one(cursor *c, tide_rbuf *b, tide_task **out, char *err, size_
                           "task function (object %016llx, offset %llu) is not loaded here",
                           (unsigned long long)r.fmod, (unsigned long long)r.foff);
     tide_task *t = tide_task_alloc((int)r.nargs, 0, NULL);
-    size_t rlen = HDR_SIZE + RESULT_REC + 8ull * r.nargs + r.out_bytes;
+    size_t rlen = HDR_SIZE + result_head(r.nargs) + r.out_bytes;
     unsigned char *res = t ? malloc(rlen) : NULL;
     if (!res) {
         free(t);
@@ -270,7 +293,9 @@ static int decode_one(cursor *c, tide_rbuf *b, tide_task **out, char *err, size_
     t->nfeat = (int)r.nfeat;
     t->result = res;
     t->result_len = rlen;
-    if (!take(c, t->features, (uint64_t)r.nfeat * sizeof(double))) {
+    uint64_t fbytes = (uint64_t)r.nfeat * sizeof(double);
+    uint64_t pad = task_head(r.nargs, r.nfeat) - TASK_REC - (uint64_t)r.nargs * ARG_DESC - fbytes;
+    if (!take(c, t->features, fbytes) || !take(c, NULL, pad)) {
         tide_task_free(t);
         return bad_record(err, errlen, TIDE_ERR_INVALID, "features truncated");
     }
@@ -340,7 +365,7 @@ int tide_wire_apply_result(const unsigned char *buf, const tide_wire_header *h, 
         return TIDE_ERR_INVALID;
     }
     const unsigned char *sizes = c.p;
-    if (!take(&c, NULL, 8ull * nargs)) {
+    if (!take(&c, NULL, result_head(nargs) - RESULT_REC)) { /* the sizes and their padding */
         snprintf(err, errlen, "result sizes truncated");
         return TIDE_ERR_INVALID;
     }
@@ -355,7 +380,7 @@ int tide_wire_apply_result(const unsigned char *buf, const tide_wire_header *h, 
                      (unsigned long long)sz, (unsigned long long)expect);
             return TIDE_ERR_INVALID;
         }
-        need += PAD8(sz);
+        need += PADA(sz);
     }
     if (need != c.left) {
         snprintf(err, errlen, "result carries %llu data bytes, expected %llu",
@@ -369,7 +394,7 @@ int tide_wire_apply_result(const unsigned char *buf, const tide_wire_header *h, 
     for (int i = 0; i < t->nargs; i++) {
         if (!carries_output(t->args[i].mode)) continue;
         if (t->args[i].size) memcpy(t->args[i].ptr, c.p, t->args[i].size); /* unpack copy */
-        take(&c, NULL, PAD8(t->args[i].size));
+        take(&c, NULL, PADA(t->args[i].size));
     }
     t->exec_time = time;
     return TIDE_OK;

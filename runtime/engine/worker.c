@@ -68,6 +68,7 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
     t->fn(t->argv);
     double t1 = tide_now();
     t->exec_time = t1 - t0;
+    if (rt->trace) tide_trace_task(rt->trace, slot, t, rt->phase, t0, t1);
     tide_worker_slot *s = &rt->slots[slot];
     s->last_done = t1;
     s->executed++;

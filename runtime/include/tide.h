@@ -45,7 +45,15 @@ typedef enum tide_error {
 } tide_error;
 
 /* How a task uses one argument. IN data is read, OUT data is written, INOUT both. VALUE copies
- * `size` bytes at creation time: the task sees its own copy, the caller's buffer may be reused. */
+ * `size` bytes at creation time: the task sees its own copy, the caller's buffer may be reused.
+ *
+ * Buffer lifetime: Tide does not copy IN, OUT or INOUT buffers at creation; it reads and writes
+ * them during the tide_taskwait that runs the task (when the task runs here, when it is packed
+ * to be sent, when its result comes home; a replicated task's inputs may be read twice). From
+ * tide_task_create until that tide_taskwait returns, an IN or INOUT buffer must stay valid and
+ * unchanged, and an OUT or INOUT buffer must stay valid and be neither read nor written by the
+ * application. Tasks of one phase run in no particular order, concurrently and on any rank: no
+ * task may write a buffer another task of the same phase reads or writes. */
 typedef enum tide_arg_mode {
     TIDE_IN = 1,
     TIDE_OUT = 2,
@@ -61,7 +69,17 @@ typedef struct tide_arg {
 
 /* A task function receives one pointer per argument, in creation order. On the origin rank IN,
  * OUT and INOUT pointers are the application's own buffers; on a remote rank they point to copies
- * of the same size. A task must touch nothing else that is rank-local. */
+ * of the same size. A task must touch nothing else that is rank-local.
+ *
+ * Alignment: a copy on a remote rank, and a VALUE copy anywhere, is 16-byte aligned (as malloc
+ * aligns: any C type, SSE), not 32 or 64; on the origin rank IN/OUT/INOUT pointers are the
+ * application's, aligned as it aligned them. An OUT argument's copy on a remote rank starts with
+ * undefined bytes, and all of it is copied home: a task must write every byte of an OUT argument
+ * (use INOUT to start from the application's data).
+ *
+ * MPI: a task must not call MPI. It may run on another rank, at any time during the phase and
+ * concurrently with other tasks, so a message it waits for may never be sent (the matching call
+ * may sit in a task not yet started); it must not call tide_taskwait either. */
 typedef void (*tide_task_fn)(void **args);
 
 typedef struct tide_task tide_task;
@@ -70,20 +88,25 @@ typedef struct tide_task tide_task;
 
 /* Initializes MPI when the application has not (with MPI_THREAD_MULTIPLE), reads the TIDE_*
  * environment, checks that every rank runs the same executable, and starts the comm thread.
- * Collective over MPI_COMM_WORLD. argc/argv may be NULL. */
+ * Collective over MPI_COMM_WORLD. argc/argv may be NULL. To run Tide on a communicator of the
+ * application's (one component of a coupled code), use tide_init_comm of tide_mpi.h instead. */
 TIDE_API int tide_init(int *argc, char ***argv);
 
-/* Stops the comm thread, writes statistics (TIDE_STATS) and the summary (unless TIDE_QUIET),
- * and finalizes MPI when tide_init initialized it. Collective. */
+/* Stops the comm thread, writes statistics (TIDE_STATS) and the summary line (unless
+ * TIDE_QUIET), and finalizes MPI when tide_init initialized it. Collective. The summary's time is
+ * the sum of the phases' durations (each tide_taskwait on rank 0), not the run's wall time: what
+ * the application does between phases, init and finalize are not in it. */
 TIDE_API int tide_finalize(void);
 
-/* Sets a configuration knob before tide_init, by its environment name ("TIDE_LB", "random").
+/* Sets a configuration knob before tide_init, by its environment name ("TIDE_LB", "random";
+ * "TIDE_TRACE", "run.json" for a timeline of the run, docs/trace.md).
  * The same parser as the environment validates it; TIDE_ERR_CONFIG names what is allowed.
  * A variable set in the environment overrides the value set here (the operator has the last
  * word). */
 TIDE_API int tide_config_set(const char *name, const char *value);
 
-/* This rank, the number of ranks, the worker threads per rank; TIDE_ERR_STATE before tide_init. */
+/* This rank, the number of ranks (in MPI_COMM_WORLD, or in the communicator given to
+ * tide_init_comm), the worker threads per rank; TIDE_ERR_STATE before tide_init. */
 TIDE_API int tide_rank(void);
 TIDE_API int tide_size(void);
 TIDE_API int tide_num_threads(void);
@@ -95,9 +118,35 @@ TIDE_API int tide_num_threads(void);
  * submitted. */
 TIDE_API int tide_task_create(tide_task **out, tide_task_fn fn, int nargs, const tide_arg *args);
 
-/* Attaches numeric feature `index` (0..TIDE_MAX_FEATURES-1) to a task before submission; the
- * predictor may use it. */
+/* Attaches numeric feature `index` (0..TIDE_MAX_FEATURES-1) to a task before submission: what
+ * makes the task expensive (a matrix size, a cell count), the same index for the same quantity in
+ * every task. Features are collected with TIDE_PRED_MODEL=auto (the default: a per-task model
+ * competes with the per-rank one) or task, and ignored with TIDE_PRED_MODEL=rank (unless a
+ * TIDE_TOOL library computes features from them). Predictions steer only the strategies that
+ * plan from them (TIDE_LB=proact, proact_react); with any other TIDE_LB they appear in the
+ * statistics (L_pred, pred_mape) and change nothing (docs/predictor.md). */
 TIDE_API int tide_task_set_feature(tide_task *task, int index, double value);
+
+/* Hints, set on a task before submission (docs/strategies.md, "Per-task hints").
+ *
+ * Pinned: the task runs on this rank. No strategy offloads, steals, replicates or migrates it
+ * (the engine refuses to move it, whatever the strategy asks); use it for a task that touches
+ * rank-local state. Its load still counts in the rank's.
+ *
+ * Cost: the task's expected run time in seconds (finite, >= 0). In a phase where every own task
+ * of the rank has a cost, the rank's predicted load is the sum of the costs (uncertainty 0, the
+ * statistics' pred_source "hint") and the costs are the per-task weights the proactive planner
+ * chooses from, from the first phase on, without training. When only some tasks have one, the
+ * costs are ignored and the load model serves as without hints.
+ *
+ * Priority: higher runs first on its rank, FIFO among equal priorities (default 0). Strategies
+ * that move "tasks from the back of the queue" (react, ws, rep, random, proact's uniform plan)
+ * therefore offload the lowest-priority tasks first; proact's per-task plan chooses by weight and,
+ * among equal weights, the lower priority. A task that left its rank runs among the tasks received
+ * there, in arrival order. */
+TIDE_API int tide_task_set_pinned(tide_task *task);
+TIDE_API int tide_task_set_cost(tide_task *task, double seconds);
+TIDE_API int tide_task_set_priority(tide_task *task, int priority);
 
 /* Hands the task to Tide; it runs during the next tide_taskwait(). Thread-safe. */
 TIDE_API int tide_task_submit(tide_task *task);
@@ -108,7 +157,18 @@ TIDE_API int tide_task_discard(tide_task *task);
 /* Ends an iteration (a phase): executes the submitted tasks on this rank's workers, lets the
  * balancing strategy move tasks between ranks, and returns on every rank only when every task
  * of the phase on every rank has completed and its outputs are back in the origin's buffers.
- * Collective; call it from one thread per rank, outside any task. */
+ * Collective; call it from one thread per rank, outside any task.
+ *
+ * Between phases (after tide_taskwait returns, before the next one) the application may call MPI
+ * as it likes, e.g. its own halo exchange, on any communicator: Tide needs MPI_THREAD_MULTIPLE
+ * because its comm thread calls MPI at the same time, and it uses only its own duplicates of
+ * the communicator it runs on, so its messages never match the application's. Other threads of
+ * the application may call MPI during a phase too; tasks may not (see tide_task_fn).
+ *
+ * The workers are the calling thread and TIDE_THREADS - 1 threads of Tide's own (placed as
+ * OMP_PROC_BIND would place OpenMP's threads), not an OpenMP parallel region: they cost no CPU
+ * between taskwaits whatever OMP_WAIT_POLICY says, and a task that opens its own parallel region
+ * gets a team of its own (omp_get_thread_num() in a task outside such a region is 0). */
 TIDE_API int tide_taskwait(void);
 
 /* ---- errors and statistics ----------------------------------------------------------------- */
@@ -124,7 +184,7 @@ typedef struct tide_phase_stats {
     double R_imb;        /* W_max / W_avg - 1 (0 when W_avg is 0) */
     double L_total;      /* sum of all tasks' execution times */
     double ideal;        /* max(L_total / all workers, longest task) */
-    double time;         /* the taskwait's duration on rank 0 */
+    double time;         /* the taskwait's duration on rank 0 (not the time between phases) */
     int64_t tasks;       /* tasks of the phase, all ranks */
     int64_t offloaded;   /* tasks executed away from their origin */
     int64_t bytes_moved; /* task and result bytes sent over MPI, all ranks */

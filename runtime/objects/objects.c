@@ -181,7 +181,7 @@ int tide_object_send(int64_t from_id, int64_t to_id, const void *data, size_t si
 static void layer_start(tide_objects_layer *L)
 {
     tide_rt *rt = tide_rt_global;
-    MPI_Comm_dup(MPI_COMM_WORLD, &L->comm);
+    MPI_Comm_dup(rt->mpi_comm, &L->comm);
     L->rank = rt->rank;
     L->size = rt->size;
     if (!L->lb) {

@@ -173,6 +173,12 @@ static const struct {
      "TIDE_SOMETHING is not a Tide variable (see docs/config.md; a misspelt knob would otherwise "
      "be ignored silently)",
      NULL},
+    {"TIDE_REACT_THRESHLD", "1",
+     "TIDE_REACT_THRESHLD is not a Tide variable (see docs/config.md; a misspelt knob would "
+     "otherwise be ignored silently); did you mean TIDE_REACT_THRESHOLD?",
+     NULL},
+    {"TIDE_PRED_WINDOWS", "1",
+     "TIDE_PRED_WINDOWS is not a predictor parameter; did you mean TIDE_PRED_WINDOW?", NULL},
     {"TIDE_", "1",
      "TIDE_ is not a Tide variable (see docs/config.md; a misspelt knob would otherwise be ignored "
      "silently)",

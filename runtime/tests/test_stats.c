@@ -220,6 +220,54 @@ static void json_document(const char *python, const char *path)
               "%s = %.17g, expected %.17g", names[i], got[i], want[i]);
 }
 
+/* The verdict (verdict.c), 2 ranks x 2 threads, longest task 0.5:
+ *   phase 0: L 6, 2: own max 6 / 2 = 3; ideal max(8 / 4, 0.5) = 2; balanced to W 2.5, 2.5.
+ *   phase 1: L 4, 4: own max 2 = ideal 2; W 2, 2.
+ * unbalanced 3 + 2 = 5, ideal 4, achieved 2.5 + 2 = 4.5: saving (5 - 4) / 5 = 0.2, recovered
+ * (5 - 4.5) / (5 - 4) = 0.5, remaining (4.5 - 4) / 4.5. Without balancing (W = L / 2: 3, 1)
+ * achieved equals unbalanced: nothing recovered. */
+static void verdict(void)
+{
+    tide_phase_log log = log_of(2);
+    tide_rank_record p0[2] = {rec(2.5, 6, 0.5, 12, 4, 0, 0), rec(2.5, 2, 0.5, 4, 0, 4, 0)};
+    tide_rank_record p1[2] = {rec(2, 4, 0.5, 8, 0, 0, 0), rec(2, 4, 0.5, 8, 0, 0, 0)};
+    CHECK_OK(tide_stats_add_phase(&log, p0));
+    CHECK_OK(tide_stats_add_phase(&log, p1));
+    tide_verdict v = tide_stats_verdict(&log, 2);
+    CHECK_NEAR(v.unbalanced, 5);
+    CHECK_NEAR(v.ideal, 4);
+    CHECK_NEAR(v.achieved, 4.5);
+    CHECK_NEAR(v.saving, 0.2);
+    CHECK_NEAR(v.recovered, 0.5);
+    CHECK_NEAR(v.remaining, 0.5 / 4.5);
+    CHECK(!v.balanced && v.moved == 4, "balanced %d moved %lld", v.balanced, (long long)v.moved);
+    char line[512];
+    tide_verdict_format(&v, "react", line, sizeof line);
+    CHECK(strstr(line, "save 20%") && strstr(line, "recovered 50% of that") &&
+              strstr(line, "moving 4 tasks") && !strstr(line, "balancing is off"),
+          "%s", line);
+    tide_stats_free(&log);
+
+    log = log_of(2);
+    p0[0] = rec(3, 6, 0.5, 12, 0, 0, 0), p0[1] = rec(1, 2, 0.5, 4, 0, 0, 0);
+    CHECK_OK(tide_stats_add_phase(&log, p0));
+    v = tide_stats_verdict(&log, 2);
+    CHECK_NEAR(v.recovered, 0);
+    tide_verdict_format(&v, "none", line, sizeof line);
+    CHECK(strstr(line, "save 33%") && strstr(line, "recovered none of that") &&
+              strstr(line, "balancing is off"),
+          "%s", line);
+    tide_stats_free(&log);
+
+    log = log_of(2); /* own loads equal: balanced, no ratio */
+    CHECK_OK(tide_stats_add_phase(&log, p1));
+    v = tide_stats_verdict(&log, 2);
+    CHECK(v.balanced && v.recovered == 0, "balanced %d recovered %g", v.balanced, v.recovered);
+    tide_verdict_format(&v, "react", line, sizeof line);
+    CHECK(strstr(line, "were balanced"), "%s", line);
+    tide_stats_free(&log);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--json") == 0) {
@@ -233,6 +281,8 @@ int main(int argc, char **argv)
     empty_phase();
     one_rank();
     many_phases();
-    printf("stats formulas: R_imb, ideal, W_avg and the counts equal the hand values\n");
+    verdict();
+    printf("stats formulas: R_imb, ideal, W_avg, the counts and the verdict equal the hand "
+           "values\n");
     return 0;
 }

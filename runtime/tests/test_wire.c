@@ -27,9 +27,10 @@ static tide_task *make_task(uint64_t seq)
     t->fn = body;
     t->seq = seq;
     t->origin = 3;
-    t->nfeat = 2;
+    t->nfeat = seq % 2 ? 3 : 2; /* an odd count pads the record's fixed part */
     t->features[0] = 1.5;
     t->features[1] = -2;
+    t->features[2] = 7;
     for (int i = 0; i < 5; i++)
         t->args[i] = args[i], t->argv[i] = args[i].ptr;
     return t;
@@ -105,6 +106,14 @@ int main(void)
     CHECK(memcmp(got[0]->argv[2], inout, NINOUT) == 0, "INOUT data");
     CHECK(*(uint64_t *)got[0]->argv[3] == value, "VALUE data");
     CHECK(got[0]->argv[4] == NULL, "empty argument");
+    CHECK(got[1]->nfeat == 3 && got[1]->features[2] == 7, "odd feature count");
+    CHECK(memcmp(got[1]->argv[0], in, NIN) == 0 && *(uint64_t *)got[1]->argv[3] == value,
+          "second task's data");
+    /* Copies on the remote rank are aligned as malloc aligns (docs/wire.md), in and out. */
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++)
+            CHECK((uintptr_t)got[k]->argv[i] % 16 == 0, "task %d argument %d at %p", k, i,
+                  got[k]->argv[i]);
 
     /* The remote side runs the task, the origin applies the result. */
     memset(got[0]->argv[1], 0x5A, NOUT);

@@ -5,21 +5,12 @@
 #include "../section.h"
 #include "../swe.h"
 
+#include "check.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static int shares_edge(const samoa_cell *a, const samoa_cell *b)
 {
@@ -102,7 +93,7 @@ static void sim_init(sim *s, int depth, int nsec)
         samoa_range(n, nsec, k, &first, &cnt);
         if (samoa_section_build(&s->sec[k], &s->g, first, (int32_t)cnt) != 0) abort();
     }
-    s->p = (samoa_swe_params){s->lake.g, 0, s->g.area, 1e-10, 1};
+    s->p = (samoa_swe_params){s->lake.g, 0, 1e-10, 1};
     s->max_speed = 0;
     for (int64_t c = 0; c < n; c++)
         s->max_speed =

@@ -33,7 +33,7 @@ int main(void)
     samoa_options o;
     char err[256] = "";
     if (parse("", &o, err) != 0 || o.depth != 10 || o.sections != 8 || o.steps != 100 ||
-        o.kernel != SAMOA_KERNEL_COMPUTE || o.vtk_dir || o.verify || o.coast_work != 4 ||
+        o.kernel != SAMOA_KERNEL_COMPUTE || o.vtk_dir || o.verify || o.coast_work != 0 ||
         o.noise.jitter.p != 0 || o.noise.disturb.p != 0 || o.noise.seed != 1) {
         fprintf(stderr, "FAIL defaults: %s\n", err);
         failures++;
@@ -57,6 +57,28 @@ int main(void)
         fprintf(stderr, "FAIL --cells 1000 gave depth %d\n", o.depth);
         failures++;
     }
+    if (parse("", &o, err) != 0 || o.min_depth != 10 || o.adapt_every != 10 ||
+        o.repartition_every != 0) {
+        fprintf(stderr, "FAIL adaptation defaults (uniform): %s\n", err);
+        failures++;
+    }
+    if (parse("--max-depth 14 --min-depth 6 --adapt-every 5 --repartition-every 3", &o, err) != 0 ||
+        o.depth != 14 || o.min_depth != 6 || o.adapt_every != 5 || o.repartition_every != 3 ||
+        parse("--repartition-every inf", &o, err) != 0 || o.repartition_every != 0) {
+        fprintf(stderr, "FAIL adaptation options: %s\n", err);
+        failures++;
+    }
+    expect_error("--depth 8 --min-depth 9",
+                 "samoa_proxy: --min-depth 9 is invalid: expected 0..8 (the depth)");
+    if (parse("--t-end 1.5 --refine-slope 0.2", &o, err) != 0 || o.t_end != 1.5 ||
+        o.refine_slope != 0.2) {
+        fprintf(stderr, "FAIL --t-end, --refine-slope: %s\n", err);
+        failures++;
+    }
+    expect_error("--t-end 0", "samoa_proxy: --t-end '0' is invalid: expected a time > 0");
+    expect_error("--refine-slope -1", "samoa_proxy: --refine-slope '-1' is invalid");
+    expect_error("--adapt-every 0", "samoa_proxy: --adapt-every '0' is invalid");
+    expect_error("--repartition-every -1", "samoa_proxy: --repartition-every '-1' is invalid");
     expect_error("--depth 21", "samoa_proxy: --depth '21' is invalid: expected 0..20");
     expect_error("--depth x", "samoa_proxy: --depth 'x' is invalid");
     expect_error("--sections-per-rank 0", "samoa_proxy: --sections-per-rank '0' is invalid");

@@ -27,7 +27,7 @@ obj_init() {
         esac
     done
     RAW=$OUT/$NAME.raw.csv
-    BUILD=${TIDE_BUILD_DIR:-$OBJ_REPO/build}
+    BUILD=${REPRO_BUILD_DIR:-$OBJ_REPO/build} # scripts/reproduce and ctest set it
     if [ "$REPORT_ONLY" = 1 ]; then
         [ -s "$RAW" ] || { echo "$NAME: --report-only needs $RAW from an earlier run" >&2; exit 2; }
         return 0

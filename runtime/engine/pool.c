@@ -1,0 +1,138 @@
+/* The worker pool: the threads - 1 workers besides the application thread are Tide's own
+ * pthreads, started at tide_init, that block on a condition variable between phases. An OpenMP
+ * parallel region per taskwait would leave its threads spinning after the region (libgomp's
+ * default wait policy spins for milliseconds), on the cores the application needs for its own
+ * work between phases (issue 16, item 6; docs/performance.md, "Idle cost between phases").
+ * Tide's threads cost no CPU between phases whatever OMP_WAIT_POLICY says, and that setting
+ * stays the application's, for its own parallel regions.
+ *
+ * Placement follows OpenMP's: when OMP_PROC_BIND binds threads, one parallel region at init
+ * records where OpenMP puts threads 0 .. threads-1, and worker i takes thread i's CPU set. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tide_pool {
+    tide_rt *rt;
+    int n; /* threads - 1 */
+    pthread_t *tids;
+    cpu_set_t *masks; /* threads entries, or NULL: not bound */
+    pthread_mutex_t lock;
+    pthread_cond_t start_cv, done_cv;
+    int generation; /* phases started */
+    int active;     /* workers still in the current phase */
+    bool stop;
+};
+
+typedef struct worker_arg {
+    tide_pool *pool;
+    int slot;
+} worker_arg;
+
+static void *worker_main(void *arg)
+{
+    worker_arg a = *(worker_arg *)arg;
+    free(arg);
+    tide_pool *p = a.pool;
+    if (p->masks) pthread_setaffinity_np(pthread_self(), sizeof(cpu_set_t), &p->masks[a.slot]);
+    int seen = 0;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->generation == seen && !p->stop)
+            pthread_cond_wait(&p->start_cv, &p->lock);
+        if (p->stop) break;
+        seen = p->generation;
+        pthread_mutex_unlock(&p->lock);
+        tide_worker_loop(p->rt, a.slot);
+        pthread_mutex_lock(&p->lock);
+        if (--p->active == 0) pthread_cond_signal(&p->done_cv);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Where OpenMP would place threads 0 .. n-1, when it binds them at all. */
+static cpu_set_t *openmp_places(int n)
+{
+    if (omp_get_proc_bind() == omp_proc_bind_false) return NULL;
+    cpu_set_t *m = calloc((size_t)n, sizeof *m);
+    if (!m) return NULL;
+#pragma omp parallel num_threads(n)
+    pthread_getaffinity_np(pthread_self(), sizeof *m, &m[omp_get_thread_num()]);
+    return m;
+}
+
+static void pool_free(tide_pool *p)
+{
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->start_cv);
+    pthread_cond_destroy(&p->done_cv);
+    free(p->masks);
+    free(p->tids);
+    free(p);
+}
+
+int tide_pool_start(tide_rt *rt)
+{
+    tide_pool *p = calloc(1, sizeof *p);
+    if (!p) return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the workers");
+    p->rt = rt;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->start_cv, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    p->tids = calloc((size_t)rt->threads, sizeof *p->tids);
+    if (!p->tids) {
+        pool_free(p);
+        return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the workers");
+    }
+    p->masks = openmp_places(rt->threads);
+    rt->pool = p;
+    for (int i = 1; i < rt->threads; i++) {
+        worker_arg *a = malloc(sizeof *a);
+        if (a) *a = (worker_arg){p, i};
+        int rc = a ? pthread_create(&p->tids[i - 1], NULL, worker_main, a) : ENOMEM;
+        if (rc) {
+            free(a);
+            tide_pool_stop(rt);
+            return tide_fail(TIDE_ERR_STATE, "cannot start worker thread %d: %s", i, strerror(rc));
+        }
+        p->n++;
+    }
+    return TIDE_OK;
+}
+
+void tide_pool_stop(tide_rt *rt)
+{
+    tide_pool *p = rt->pool;
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = true;
+    pthread_cond_broadcast(&p->start_cv);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->n; i++)
+        pthread_join(p->tids[i], NULL);
+    pool_free(p);
+    rt->pool = NULL;
+}
+
+void tide_pool_run_phase(tide_rt *rt)
+{
+    tide_pool *p = rt->pool;
+    pthread_mutex_lock(&p->lock);
+    p->active = p->n;
+    p->generation++;
+    pthread_cond_broadcast(&p->start_cv);
+    pthread_mutex_unlock(&p->lock);
+    tide_worker_loop(rt, 0);
+    /* Every worker has left the phase before taskwait returns: none may take a task the
+     * application submits for the next one. */
+    pthread_mutex_lock(&p->lock);
+    while (p->active > 0)
+        pthread_cond_wait(&p->done_cv, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
