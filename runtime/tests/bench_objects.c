@@ -47,8 +47,8 @@ int main(int argc, char **argv)
     size_t bytes = argc > 4 ? (size_t)atoll(argv[4]) : 1024;
     if (bytes < sizeof(uint64_t)) bytes = sizeof(uint64_t);
     int rank = tide_rank(), size = tide_size();
-    const char *names[] = {"greedy",      "refine",  "random",   "greedy_comm",
-                           "refine_comm", "smartlb", "packdrop", "distributed"};
+    const char *names[] = {"greedy",  "refine",  "random",   "greedy_comm", "refine_comm",
+                           "smartlb", "average", "packdrop", "distributed"};
     unsigned char *state = calloc(1, bytes);
     double *dec = malloc((size_t)reps * sizeof *dec), *gat = malloc((size_t)reps * sizeof *gat);
     double *mig = malloc((size_t)reps * sizeof *mig);

@@ -96,6 +96,11 @@ int tide_global_refine_comm(const tide_global_input *in, const tide_global_param
  * loaded rank when that keeps the receiver at or below the average. Never increases the max. */
 int tide_global_smartlb(const tide_global_input *in, const tide_global_params *params,
                         int32_t *new_owner);
+/* AverageLB (a baseline of the SmartLB paper; our reading): ranks above the average, heaviest
+ * first, give their lightest objects to the currently least loaded rank while it is below the
+ * average and the donor stays at or above it. No threshold. Never increases the max. */
+int tide_global_average(const tide_global_input *in, const tide_global_params *params,
+                        int32_t *new_owner);
 
 /* Reports of the simulated distributed rounds (all counters over the whole simulated job). */
 typedef struct tide_global_dist_report {
@@ -123,7 +128,7 @@ int tide_global_distributed(const tide_global_input *in, const tide_global_param
 
 /* ---------------------------------------------------------------------------------------------
  * Registry: the strategies above by name ("none", "greedy", "refine", "random", "greedy_comm",
- * "refine_comm", "smartlb", "packdrop", "distributed").
+ * "refine_comm", "smartlb", "average", "packdrop", "distributed").
  * ------------------------------------------------------------------------------------------- */
 /* How a runtime runs a strategy: centrally (every rank computes `plan` on the gathered loads), or
  * as one of the decentralized message protocols built from the per-rank steps above, of which

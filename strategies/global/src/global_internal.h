@@ -61,6 +61,10 @@ int64_t *lb_sort_heavy_first(int64_t n, const double *load);
 /* idx[0..n) sorted in place by w[idx] ascending, ties by idx ascending. */
 void lb_sort_by_load_asc(int64_t n, int64_t *idx, const double *w);
 
+/* The ranks whose time is above avg (at_avg: at or above it) into out (np entries), heaviest
+ * first, ties by lower rank; returns how many, or -1 when out of memory. */
+int32_t lb_donors(int32_t np, const double *time, double avg, bool at_avg, int32_t *out);
+
 /* Objects grouped by rank: obj[start[r] .. start[r+1]) are r's objects, heaviest first. */
 typedef struct lb_by_rank {
     int64_t *start; /* np + 1 */
@@ -68,6 +72,22 @@ typedef struct lb_by_rank {
 } lb_by_rank;
 int lb_by_rank_make(const tide_global_input *in, const int32_t *owner, lb_by_rank *g);
 void lb_by_rank_free(lb_by_rank *g);
+
+/* The donor walk of SmartLB and AverageLB (global_walk.c): new_owner starts as the current
+ * mapping; time[] the rank times under it, avg the balanced time, donors[0..ndonors) the ranks
+ * above avg (at_avg: at or above), heaviest first; least a min-heap of time; g the objects by
+ * their initial rank. lb_walk_move moves object o to rank `to` and updates time and the heap.
+ * lb_walk_free after init, whatever it returned. */
+typedef struct lb_walk {
+    double *time, avg;
+    int32_t *donors, ndonors;
+    lb_heap least;
+    lb_by_rank g;
+} lb_walk;
+int lb_walk_init(lb_walk *w, const tide_global_input *in, bool at_avg, int32_t *new_owner);
+void lb_walk_move(lb_walk *w, const tide_global_input *in, int64_t o, int32_t to,
+                  int32_t *new_owner);
+void lb_walk_free(lb_walk *w);
 
 /* Undirected graph: u->v and v->u of the input added, self edges and zero volumes dropped. */
 typedef struct lb_graph {

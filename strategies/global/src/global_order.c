@@ -101,3 +101,17 @@ void lb_by_rank_free(lb_by_rank *g)
     free(g->obj);
     g->start = g->obj = NULL;
 }
+
+int32_t lb_donors(int32_t np, const double *time, double avg, bool at_avg, int32_t *out)
+{
+    int64_t *idx = malloc((size_t)np * sizeof *idx);
+    if (idx == NULL) return -1;
+    int64_t n = 0;
+    for (int32_t r = 0; r < np; r++)
+        if (time[r] > avg || (at_avg && time[r] == avg)) idx[n++] = r;
+    int rc = sort_indices(n, idx, time, true);
+    for (int64_t j = 0; j < n; j++)
+        out[j] = (int32_t)idx[j];
+    free(idx);
+    return rc == TIDE_PLAN_OK ? (int32_t)n : -1;
+}

@@ -14,6 +14,7 @@ static const tide_global_strategy strategies[] = {
     {"greedy_comm", tide_global_greedy_comm, TIDE_GLOBAL_CENTRAL},
     {"refine_comm", tide_global_refine_comm, TIDE_GLOBAL_CENTRAL},
     {"smartlb", tide_global_smartlb, TIDE_GLOBAL_CENTRAL},
+    {"average", tide_global_average, TIDE_GLOBAL_CENTRAL},
     {"packdrop", tide_global_packdrop, TIDE_GLOBAL_PROTO_PACKDROP},
     {"distributed", tide_global_distributed, TIDE_GLOBAL_PROTO_DISTRIBUTED},
 };

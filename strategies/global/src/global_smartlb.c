@@ -13,69 +13,33 @@
  */
 #include "global_internal.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-typedef struct rank_time {
-    double t;
-    int32_t r;
-} rank_time;
-
-static int heaviest_first(const void *pa, const void *pb)
-{
-    const rank_time *a = pa, *b = pb;
-    if (a->t != b->t) return a->t < b->t ? 1 : -1;
-    return (a->r > b->r) - (a->r < b->r);
-}
-
 int tide_global_smartlb(const tide_global_input *in, const tide_global_params *params,
                         int32_t *new_owner)
 {
     tide_global_params p;
     int rc = lb_check(in, params, &p);
     if (rc != TIDE_PLAN_OK) return rc;
-    int32_t np = in->np;
-    if (in->nobj > 0) memcpy(new_owner, in->owner, (size_t)in->nobj * sizeof *new_owner);
-    double *time = malloc((size_t)np * sizeof *time);
-    rank_time *donors = malloc((size_t)np * sizeof *donors);
-    lb_heap least = {0};
-    lb_by_rank g = {0};
-    rc = TIDE_PLAN_ENOMEM;
-    if (time == NULL || donors == NULL || lb_heap_init(&least, np, false) != TIDE_PLAN_OK ||
-        lb_by_rank_make(in, in->owner, &g) != TIDE_PLAN_OK)
-        goto out;
-    rc = TIDE_PLAN_OK;
-    double avg = lb_rank_times(in, in->owner, time);
-    double max = time[0], min = time[0];
-    for (int32_t r = 1; r < np; r++) {
-        if (time[r] > max) max = time[r];
-        if (time[r] < min) min = time[r];
+    lb_walk w;
+    rc = lb_walk_init(&w, in, true, new_owner);
+    double max = 0.0, min = 0.0;
+    for (int32_t r = 0; rc == TIDE_PLAN_OK && r < in->np; r++) {
+        if (r == 0 || w.time[r] > max) max = w.time[r];
+        if (r == 0 || w.time[r] < min) min = w.time[r];
     }
-    if (max <= 0.0 || (max - min) / max <= p.smart_threshold) goto out;
-    int32_t nd = 0;
-    for (int32_t r = 0; r < np; r++) {
-        lb_heap_push(&least, r, time[r]);
-        if (time[r] >= avg) donors[nd++] = (rank_time){time[r], r};
+    if (rc != TIDE_PLAN_OK || max <= 0.0 || (max - min) / max <= p.smart_threshold) {
+        lb_walk_free(&w);
+        return rc;
     }
-    qsort(donors, (size_t)nd, sizeof *donors, heaviest_first);
-    for (int32_t i = 0; i < nd; i++) {
-        int32_t d = donors[i].r;
-        for (int64_t j = g.start[d]; j < g.start[d + 1] && time[d] > avg; j++) {
-            int64_t o = g.obj[j];
-            int32_t recv = lb_heap_top(&least);
-            double w = in->load[o];
-            if (recv == d || w <= 0.0 || time[recv] + w / lb_speed(in, recv) > avg) continue;
-            new_owner[o] = recv;
-            time[d] -= w / lb_speed(in, d);
-            time[recv] += w / lb_speed(in, recv);
-            lb_heap_update(&least, d, time[d]);
-            lb_heap_update(&least, recv, time[recv]);
+    for (int32_t i = 0; i < w.ndonors; i++) {
+        int32_t d = w.donors[i];
+        for (int64_t j = w.g.start[d]; j < w.g.start[d + 1] && w.time[d] > w.avg; j++) {
+            int64_t o = w.g.obj[j];
+            int32_t recv = lb_heap_top(&w.least);
+            double take = in->load[o] / lb_speed(in, recv);
+            if (recv == d || in->load[o] <= 0.0 || w.time[recv] + take > w.avg) continue;
+            lb_walk_move(&w, in, o, recv, new_owner);
         }
     }
-out:
-    free(time);
-    free(donors);
-    lb_heap_free(&least);
-    lb_by_rank_free(&g);
-    return rc;
+    lb_walk_free(&w);
+    return TIDE_PLAN_OK;
 }

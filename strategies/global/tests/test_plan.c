@@ -33,8 +33,8 @@ static void plan_by_hand(void)
 
 static void registry(void)
 {
-    const char *names[] = {"none",        "greedy",  "refine",   "random",     "greedy_comm",
-                           "refine_comm", "smartlb", "packdrop", "distributed"};
+    const char *names[] = {"none",        "greedy",  "refine",  "random",   "greedy_comm",
+                           "refine_comm", "smartlb", "average", "packdrop", "distributed"};
     size_t n;
     tide_global_strategies(&n);
     CHECK_EQ_I64(n, sizeof names / sizeof *names);

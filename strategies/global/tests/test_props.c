@@ -1,7 +1,7 @@
 /*
  * test_props.c - random property tests of every strategy: each object mapped exactly once,
- * greedy within 4/3 of a brute-force optimum, refine(_comm) and smartlb never raise the maximum,
- * determinism for a fixed seed, and the plan built from a mapping matches it.
+ * greedy within 4/3 of a brute-force optimum, refine(_comm), smartlb and average never raise the
+ * maximum, determinism for a fixed seed, and the plan built from a mapping matches it.
  */
 #include "fixture.h"
 
@@ -89,7 +89,7 @@ static void every_strategy_on_random_inputs(void)
             double before = max_cost(&f.in, f.owner, 0.0), after = max_cost(&f.in, a, 0.0);
             const char *name = st[s].name;
             if (strcmp(name, "refine") == 0 || strcmp(name, "smartlb") == 0 ||
-                strcmp(name, "none") == 0)
+                strcmp(name, "average") == 0 || strcmp(name, "none") == 0)
                 CHECK(after <= before + 1e-9);
             if (strcmp(name, "refine_comm") == 0)
                 CHECK(max_cost(&f.in, a, p.comm_alpha) <=
@@ -151,8 +151,8 @@ static void balancers_beat_none_on_skewed_inputs(void)
     fixture f;
     fixture_random(&f, &rng, 64, 2000, true, false);
     int32_t *a = malloc(2000 * sizeof *a);
-    const char *names[] = {"greedy",  "refine",   "greedy_comm", "refine_comm",
-                           "smartlb", "packdrop", "distributed"};
+    const char *names[] = {"greedy",  "refine",  "greedy_comm", "refine_comm",
+                           "smartlb", "average", "packdrop",    "distributed"};
     double before = max_cost(&f.in, f.owner, 0.0);
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         tide_global_params p;
