@@ -45,6 +45,8 @@ const char sim_usage[] =
     "TIDE_STATS\n"
     "  --global NAME         one rescheduling round of the tasks as persistent objects under\n"
     "                        TIDE_GLOBAL_LB=NAME (greedy, refine, packdrop, ...), timed\n"
+    "  --global-migrate 0|1  1: the objects move after the decision, timed too (default);\n"
+    "                        0: the decision only\n"
     "  --moves FILE          write \"phase from to count\" of every offload (tests)\n"
     "  --quiet               no summary line\n"
     "SimGrid's own options (--cfg=..., --log=...) pass through. Exit codes: 0 ok, 2 bad options,\n"
@@ -296,6 +298,7 @@ static void defaults(sim_config *c)
     c->poll_sleep_max_us = 250;
     c->poll_spin = 200;
     c->seed = 1;
+    c->global_migrate = 1;
     size_t n;
     const tide_lb_knob *const *all = tide_lb_all_knobs(&n);
     for (size_t i = 0; i < n && i < SIM_LB_KNOBS_MAX; i++)
@@ -357,12 +360,11 @@ static int parse_slow(const char *opt, const char *v, sim_config *c, char *err, 
     return 0;
 }
 
-static const char *const knob_lb[] = {"TIDE_LB"}, *const knob_offload[] = {"TIDE_OFFLOAD"},
-                         *const knob_seed[] = {"TIDE_SEED"},
-                         *const knob_round[] = {"TIDE_ROUND_US"},
-                         *const knob_stats[] = {"TIDE_STATS"},
-                         *const knob_threads[] = {"TIDE_THREADS"},
-                         *const knob_global[] = {"TIDE_GLOBAL_LB"};
+static const char
+    *const knob_lb[] = {"TIDE_LB"},
+           *const knob_offload[] = {"TIDE_OFFLOAD"}, *const knob_seed[] = {"TIDE_SEED"},
+           *const knob_round[] = {"TIDE_ROUND_US"}, *const knob_stats[] = {"TIDE_STATS"},
+           *const knob_threads[] = {"TIDE_THREADS"}, *const knob_global[] = {"TIDE_GLOBAL_LB"};
 
 /* The command line's options with a value (docs/sim.md, "Configuration"). */
 static const knob_row options[] = {
@@ -391,6 +393,7 @@ static const knob_row options[] = {
     {"--stats", K_ALIAS, 0, 0, 0, knob_stats},
     {"--threads", K_ALIAS, 0, 0, 0, knob_threads},
     {"--global", K_ALIAS, 0, 0, 0, knob_global},
+    {"--global-migrate", K_INT, AT(global_migrate), 0, 1, nullptr},
 };
 
 static int set_option(sim_config *c, const char *o, const char *v, char *err, size_t len)

@@ -67,6 +67,7 @@ typedef struct sim_config {
     char global_lb[32];        /* TIDE_GLOBAL_LB: one rescheduling round instead of phases */
     double packdrop_tolerance; /* TIDE_PACKDROP_TOLERANCE */
     int gossip_fanout;         /* TIDE_GOSSIP_FANOUT */
+    int global_migrate;        /* --global-migrate: 0 times the decision only */
     char stats[1024];
     char moves[1024]; /* --moves: "phase from to count" of every offload, for tests */
     int quiet, help;
