@@ -454,7 +454,7 @@ static std::vector<long> make_objects(gsim *G, const sim_workload *wl)
         grank *R = &G->r[(size_t)r];
         int n = wl->ntasks[0][(size_t)r];
         for (int k = 0; k < n; k++)
-            R->w.push_back(wl->dur[0][(size_t)r] * noise_factor(&G->cfg->noise, 0, r, k));
+            R->w.push_back(sim_task_dur(wl, 0, r, k) * noise_factor(&G->cfg->noise, 0, r, k));
         R->dest.assign((size_t)n, r);
         R->load = 0;
         for (double v : R->w)
