@@ -43,8 +43,15 @@ const char sim_usage[] =
     "  --lb NAME  --offload rr|packed  --seed S  --round-us US  --stats FILE\n"
     "                        the same as TIDE_LB, TIDE_OFFLOAD, TIDE_SEED, TIDE_ROUND_US, "
     "TIDE_STATS\n"
+    "  --samoa DEPTH         samoa_proxy's oscillating lake on a grid of 2^(DEPTH+1) cells: rank\n"
+    "                        r's sections of the Sierpinski curve as tasks, timed by their dry,\n"
+    "                        wet and coast cells (--tasks-per-rank sections per rank)\n"
+    "  --samoa-steps K       proxy time steps per phase (1): how fast the lake moves\n"
+    "  --samoa-cost D,W,C    us per dry, wet, coast cell (samoa_proxy --calibrate's figures)\n"
     "  --global NAME         one rescheduling round of the tasks as persistent objects under\n"
     "                        TIDE_GLOBAL_LB=NAME (greedy, refine, packdrop, ...), timed\n"
+    "  --global-migrate 0|1  1: the objects move after the decision, timed too (default);\n"
+    "                        0: the decision only\n"
     "  --moves FILE          write \"phase from to count\" of every offload (tests)\n"
     "  --quiet               no summary line\n"
     "SimGrid's own options (--cfg=..., --log=...) pass through. Exit codes: 0 ok, 2 bad options,\n"
@@ -147,6 +154,7 @@ typedef enum {
     K_TASKS, /* --tasks a,b,... */
     K_SLOW,  /* --slow R:F,... */
     K_NOISE, /* --jitter, --disturb P:F */
+    K_COSTS, /* --samoa-cost D,W,C */
     K_ALIAS, /* an option for a TIDE_* knob (choices[0] names it) */
     K_GLOBAL /* TIDE_GLOBAL_LB: a strategy of strategies/global */
 } knob_kind;
@@ -221,6 +229,7 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
         return bad(err, len, k->name, v, "P:F with P in [0, 1] and F in [1, 1000]");
     case K_TASKS:
     case K_SLOW:
+    case K_COSTS:
     case K_ALIAS:
         return 0; /* options only: set_option handles them */
     case K_LB:
@@ -296,6 +305,12 @@ static void defaults(sim_config *c)
     c->poll_sleep_max_us = 250;
     c->poll_spin = 200;
     c->seed = 1;
+    c->global_migrate = 1;
+    c->samoa_steps = 1;
+    /* samoa_proxy --calibrate's figures on this machine (docs/samoa_proxy.md) */
+    c->samoa_cost_us[0] = 0.004030;
+    c->samoa_cost_us[1] = 0.051537;
+    c->samoa_cost_us[2] = 0.198587;
     size_t n;
     const tide_lb_knob *const *all = tide_lb_all_knobs(&n);
     for (size_t i = 0; i < n && i < SIM_LB_KNOBS_MAX; i++)
@@ -357,12 +372,11 @@ static int parse_slow(const char *opt, const char *v, sim_config *c, char *err, 
     return 0;
 }
 
-static const char *const knob_lb[] = {"TIDE_LB"}, *const knob_offload[] = {"TIDE_OFFLOAD"},
-                         *const knob_seed[] = {"TIDE_SEED"},
-                         *const knob_round[] = {"TIDE_ROUND_US"},
-                         *const knob_stats[] = {"TIDE_STATS"},
-                         *const knob_threads[] = {"TIDE_THREADS"},
-                         *const knob_global[] = {"TIDE_GLOBAL_LB"};
+static const char
+    *const knob_lb[] = {"TIDE_LB"},
+           *const knob_offload[] = {"TIDE_OFFLOAD"}, *const knob_seed[] = {"TIDE_SEED"},
+           *const knob_round[] = {"TIDE_ROUND_US"}, *const knob_stats[] = {"TIDE_STATS"},
+           *const knob_threads[] = {"TIDE_THREADS"}, *const knob_global[] = {"TIDE_GLOBAL_LB"};
 
 /* The command line's options with a value (docs/sim.md, "Configuration"). */
 static const knob_row options[] = {
@@ -391,7 +405,26 @@ static const knob_row options[] = {
     {"--stats", K_ALIAS, 0, 0, 0, knob_stats},
     {"--threads", K_ALIAS, 0, 0, 0, knob_threads},
     {"--global", K_ALIAS, 0, 0, 0, knob_global},
+    {"--global-migrate", K_INT, AT(global_migrate), 0, 1, nullptr},
+    {"--samoa", K_INT, AT(samoa_depth), 1, 20, nullptr},
+    {"--samoa-steps", K_INT, AT(samoa_steps), 1, 1000000, nullptr},
+    {"--samoa-cost", K_COSTS, 0, 0, 0, nullptr},
 };
+
+/* --samoa-cost DRY,WET,COAST: microseconds per cell of each class. */
+static int parse_costs(const char *opt, const char *v, sim_config *c, char *err, size_t len)
+{
+    const char *p = v;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || !(x >= 0 && x <= 1e6) || *end != (i < 2 ? ',' : '\0'))
+            return bad(err, len, opt, v, "three costs DRY,WET,COAST in [0, 1e6] us per cell");
+        c->samoa_cost_us[i] = x;
+        p = end + 1;
+    }
+    return 0;
+}
 
 static int set_option(sim_config *c, const char *o, const char *v, char *err, size_t len)
 {
@@ -400,6 +433,7 @@ static int set_option(sim_config *c, const char *o, const char *v, char *err, si
         if (k.kind == K_ALIAS) return set_knob(c, k.choices[0], v, err, len);
         if (k.kind == K_TASKS) return parse_list(o, v, c, err, len);
         if (k.kind == K_SLOW) return parse_slow(o, v, c, err, len);
+        if (k.kind == K_COSTS) return parse_costs(o, v, c, err, len);
         return set_row(c, &k, v, err, len);
     }
     snprintf(err, len, "tide-sim: unknown option '%s' (see tide-sim --help)", o);
@@ -446,7 +480,12 @@ int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len)
             snprintf(err, len, "tide-sim: --slow names rank %d of %d", c->slow[i].rank, c->ranks);
             return -1;
         }
+    if (c->replay[0] && c->samoa_depth) {
+        snprintf(err, len, "tide-sim: --replay and --samoa are two workloads: give one");
+        return -1;
+    }
     if (c->replay[0]) c->workload = SIM_WL_REPLAY;
+    if (c->samoa_depth) c->workload = SIM_WL_SAMOA;
     resolve_platform(c);
     return 0;
 }

@@ -33,7 +33,7 @@ void sim_phase_tasks(sim *S, int phase)
             t->origin = r;
             t->k = (int)(i - tb->off[(size_t)r]);
             t->dur =
-                S->wl->dur[(size_t)phase][(size_t)r] * noise_factor(&S->cfg->noise, phase, r, t->k);
+                sim_task_dur(S->wl, phase, r, t->k) * noise_factor(&S->cfg->noise, phase, r, t->k);
             t->prev = t->next = t->holder = -1;
         }
 }

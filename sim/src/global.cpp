@@ -11,6 +11,7 @@
  * (tide_packdrop_*, tide_gossip_peers) with the runtime's per-rank seeds. One actor per rank. */
 #include "sim.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -55,6 +56,8 @@ struct grank {
     std::vector<int32_t> known;
     bool learned;
     std::map<int, gmsg *> out; /* the current exchange's messages, by destination */
+    long reductions;           /* reductions this rank entered */
+    double threshold;          /* distributed: this transfer phase's threshold */
 };
 
 struct gsim {
@@ -65,6 +68,8 @@ struct gsim {
     std::vector<grank> r;
     sg::BarrierPtr barrier;
     std::vector<double> sums; /* a reduction's inputs, one slot per rank */
+    long reduced;             /* the reduction whose result is in `result` (-1: none) */
+    double result;
     double lat, bw;
     tide_packdrop_globals g;
     std::vector<int32_t> central; /* the centralized mapping, all objects in rank order */
@@ -90,17 +95,29 @@ void collective(grank *R, double bytes)
     if (G->P > 1) sg::this_actor::sleep_for(steps * G->lat + bytes * (G->P - 1) / G->bw);
 }
 
-/* The sum over all ranks of x (allreduce). */
-double allreduce(grank *R, double x)
+/* The sum (or the maximum) over all ranks of x (allreduce), in rank order; the first rank to
+ * read it computes it for all (O(P), not O(P^2) per reduction). */
+double reduce(grank *R, double x, bool max)
 {
     gsim *G = R->G;
     G->sums[(size_t)R->id] = x;
     collective(R, 8);
-    double s = 0;
-    for (double v : G->sums)
-        s += v;
+    if (G->reduced != R->reductions) {
+        double s = max ? -INFINITY : 0;
+        for (double v : G->sums)
+            s = max ? std::max(s, v) : s + v;
+        G->result = s;
+        G->reduced = R->reductions;
+    }
+    double s = G->result;
+    R->reductions++;
     G->barrier->wait(); /* nobody writes the slots again before everyone has read them */
     return s;
+}
+
+double allreduce(grank *R, double x)
+{
+    return reduce(R, x, false);
 }
 
 /* The sparse exchange: every message of R->out leaves; whatever reaches this rank on `tag` is
@@ -180,11 +197,13 @@ int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
-/* Proposals out, answers back (objects_dlb.c, handshake): each receiver decides from its own
- * load alone; each proposer hears its targets' answers. */
-void handshake(grank *R, std::vector<batch> *B, std::vector<int64_t> *pending, int64_t m)
+/* Proposals out, answers back (runtime/objects/dlb_proto.c, dlb_handshake): each receiver
+ * decides from its own load alone (PackDrop's or DistributedLB's rule); each proposer hears its
+ * targets' answers, in target order, through on_answer(target, proposal handle, accepted). */
+template <typename F> void handshake(grank *R, F on_answer)
 {
     gsim *G = R->G;
+    bool pd = G->st->protocol == TIDE_GLOBAL_PROTO_PACKDROP;
     std::map<int, std::vector<int64_t>> asked; /* my proposals by target, in order */
     for (auto &o : R->out)
         for (const proposal &p : o.second->props)
@@ -193,7 +212,8 @@ void handshake(grank *R, std::vector<batch> *B, std::vector<int64_t> *pending, i
     for (gmsg *in : exchange(R, T_PROPOSE, sizeof(proposal))) {
         gmsg *a = new gmsg{R->id, {}, {}, {}, 0};
         for (const proposal &p : in->props) {
-            bool ok = tide_packdrop_accept(R->load, p.load, &G->g);
+            bool ok = pd ? tide_packdrop_accept(R->load, p.load, &G->g)
+                         : tide_distributed_accept(R->load, p.load, R->threshold);
             if (ok) R->load += p.load;
             a->answers.push_back(ok);
         }
@@ -208,17 +228,8 @@ void handshake(grank *R, std::vector<batch> *B, std::vector<int64_t> *pending, i
     }
     for (auto &t : asked) {
         gmsg *a = answers[t.first];
-        for (size_t i = 0; i < t.second.size(); i++) {
-            batch &b = (*B)[(size_t)t.second[i]];
-            if (a->answers[i]) {
-                b.target = t.first;
-                R->load -= b.load;
-            } else if (G->refused++, b.tries < m) {
-                pending->push_back(t.second[i]);
-            } else {
-                G->unplaced++;
-            }
-        }
+        for (size_t i = 0; i < t.second.size(); i++)
+            on_answer(t.first, t.second[i], a->answers[i] != 0);
         delete a;
     }
     sg::Comm::wait_all(replies);
@@ -254,7 +265,17 @@ void send_batches(grank *R, std::vector<batch> *B, const std::vector<int32_t> &t
             G->proposals++;
             out_to(R, t)->props.push_back({h, x.load});
         }
-        handshake(R, B, &pending, m);
+        handshake(R, [&](int target, int64_t h, bool ok) {
+            batch &b = (*B)[(size_t)h];
+            if (ok) {
+                b.target = target;
+                R->load -= b.load;
+            } else if (G->refused++, b.tries < m) {
+                pending.push_back(h);
+            } else {
+                G->unplaced++;
+            }
+        });
     }
 }
 
@@ -283,6 +304,78 @@ void packdrop(grank *R)
     for (int64_t i = 0; i < k; i++)
         if (batch_of[(size_t)i] >= 0 && B[(size_t)batch_of[(size_t)i]].target >= 0)
             R->dest[(size_t)i] = B[(size_t)batch_of[(size_t)i]].target;
+}
+
+/* DistributedLB as runtime/objects/dlb.c (run_distributed) runs it: two reductions, gossip of the
+ * ranks under ratio x avg, then transfer phases: each rank above the phase's threshold offers
+ * its objects, smallest first, to targets drawn by free room (tide_distributed_pick), one
+ * handshake per phase; a refusal closes that target for this sender; the threshold relaxes
+ * (tide_distributed_next_threshold) until max <= ratio x avg or the phases run out. */
+void distributed(grank *R)
+{
+    gsim *G = R->G;
+    const tide_global_params *prm = &G->prm;
+    double sum = allreduce(R, R->load), max = reduce(R, R->load, true);
+    double avg = sum / G->P, goal = prm->dist_target_ratio * avg;
+    if (allreduce(R, !(avg > 0.0) || max <= goal) > 0) return;
+    gossip(R, R->load < goal);
+    std::vector<int32_t> targets;
+    for (int32_t t : R->known)
+        if (t != R->id) targets.push_back(t);
+    int64_t m = (int64_t)targets.size();
+    std::map<int, int64_t> slot;
+    for (int64_t i = 0; i < m; i++)
+        slot[targets[(size_t)i]] = i;
+    std::vector<double> view((size_t)m + 1), cdf((size_t)m + 1), sent((size_t)m + 1, 0.0);
+    std::vector<unsigned char> full((size_t)m + 1, 0);
+    std::vector<std::pair<double, int64_t>> objs; /* smallest first, ties by index */
+    for (size_t i = 0; i < R->w.size(); i++)
+        objs.push_back({R->w[i], (int64_t)i});
+    std::sort(objs.begin(), objs.end());
+    double threshold = (max + avg) / 2.0, ratio = max / avg;
+    for (int32_t phase = 1;; phase++) {
+        if (R->id == 0) G->handshake_rounds++;
+        R->threshold = threshold;
+        if (R->load > threshold && m > 0) {
+            for (int64_t i = 0; i < m; i++)
+                view[(size_t)i] = full[(size_t)i]
+                                      ? threshold
+                                      : R->heard[(size_t)targets[(size_t)i]] + sent[(size_t)i];
+            tide_distributed_cdf(m, view.data(), avg, cdf.data());
+            double projected = R->load;
+            for (size_t j = 0; j < objs.size() && projected > threshold; j++) {
+                int64_t o = objs[j].second;
+                double w = objs[j].first;
+                if (R->dest[(size_t)o] != R->id || w <= 0.0) continue; /* already gone */
+                int64_t i = tide_distributed_pick(m, view.data(), cdf.data(), w, threshold,
+                                                  prm->dist_max_trials, &R->rng, NULL, NULL);
+                if (i < 0) {
+                    G->unplaced++;
+                    break; /* no room found: this sender is done this phase */
+                }
+                out_to(R, targets[(size_t)i])->props.push_back({o, w});
+                G->proposals++;
+                view[(size_t)i] += w;
+                projected -= w;
+            }
+        }
+        handshake(R, [&](int target, int64_t o, bool ok) {
+            if (!ok) {
+                G->refused++;
+                full[(size_t)slot[target]] = 1;
+                return;
+            }
+            R->dest[(size_t)o] = target;
+            R->load -= R->w[(size_t)o];
+            sent[(size_t)slot[target]] += R->w[(size_t)o];
+        });
+        double new_max = reduce(R, R->load, true), old_ratio = ratio;
+        ratio = new_max / avg;
+        if (allreduce(R, ratio <= prm->dist_target_ratio || threshold <= goal ||
+                             phase >= prm->dist_max_phases) > 0)
+            break;
+        threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
+    }
 }
 
 /* Every rank gathers all loads and computes the same mapping: computed once here, its CPU time
@@ -322,6 +415,12 @@ void migrate(grank *R, bool gather_moves)
     for (size_t i = 0; i < R->dest.size(); i++)
         if (R->dest[i] != R->id) out_to(R, R->dest[i])->objects++, moved++;
     R->G->moved += moved;
+    if (!R->G->cfg->global_migrate) { /* the decision only: nothing travels */
+        for (auto &o : R->out)
+            delete o.second;
+        R->out.clear();
+        return;
+    }
     for (gmsg *m : exchange(R, T_MIGRATE, 0))
         delete m;
     if (gather_moves) collective(R, 12.0 * (double)moved);
@@ -334,11 +433,13 @@ void rank_actor(grank *R, const std::vector<long> *off)
     double t0 = now();
     if (G->st->protocol == TIDE_GLOBAL_PROTO_PACKDROP)
         packdrop(R);
+    else if (G->st->protocol == TIDE_GLOBAL_PROTO_DISTRIBUTED)
+        distributed(R);
     else
         centralized(R, *off);
     G->barrier->wait();
     if (R->id == 0) G->t_decided = now() - t0;
-    migrate(R, G->st->protocol == TIDE_GLOBAL_PROTO_PACKDROP);
+    migrate(R, G->st->protocol != TIDE_GLOBAL_CENTRAL);
     G->barrier->wait();
     if (R->id == 0) G->t_done = now() - t0;
 }
@@ -353,7 +454,7 @@ static std::vector<long> make_objects(gsim *G, const sim_workload *wl)
         grank *R = &G->r[(size_t)r];
         int n = wl->ntasks[0][(size_t)r];
         for (int k = 0; k < n; k++)
-            R->w.push_back(wl->dur[0][(size_t)r] * noise_factor(&G->cfg->noise, 0, r, k));
+            R->w.push_back(sim_task_dur(wl, 0, r, k) * noise_factor(&G->cfg->noise, 0, r, k));
         R->dest.assign((size_t)n, r);
         R->load = 0;
         for (double v : R->w)
@@ -403,8 +504,6 @@ int sim_global_run(const sim_config *c, const sim_workload *wl,
     gsim G = {};
     G.cfg = c;
     G.st = tide_global_find(c->global_lb);
-    if (G.st->protocol == TIDE_GLOBAL_PROTO_DISTRIBUTED)
-        return snprintf(err, len, "TIDE_GLOBAL_LB=distributed is not simulated yet"), 2;
     tide_global_params_default(&G.prm);
     G.prm.seed = c->seed;
     G.prm.packdrop_tolerance = c->packdrop_tolerance;
@@ -414,6 +513,7 @@ int sim_global_run(const sim_config *c, const sim_workload *wl,
     G.bw = bw;
     G.barrier = sg::Barrier::create((unsigned)G.P);
     G.sums.assign((size_t)G.P, 0.0);
+    G.reduced = -1;
     G.r.resize((size_t)G.P);
     for (int r = 0; r < G.P; r++) {
         grank *R = &G.r[(size_t)r];

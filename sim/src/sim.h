@@ -35,7 +35,7 @@ namespace sg = simgrid::s4u;
 
 enum { SIM_OFFLOAD_RR = 0, SIM_OFFLOAD_PACKED = 1 };
 enum { SIM_PRED_MODEL = 0, SIM_PRED_EXACT = 1 };
-enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1 };
+enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1, SIM_WL_SAMOA = 2 };
 
 #define SIM_MAX_SLOW 64
 #define SIM_LB_KNOBS_MAX 64
@@ -58,6 +58,8 @@ typedef struct sim_config {
     int nslow, slow_from;
     noise_spec noise; /* --jitter, --disturb, --noise-seed: mxm's noise, task by task */
     char replay[1024];
+    int samoa_depth, samoa_steps; /* --samoa DEPTH (0: off), --samoa-steps K */
+    double samoa_cost_us[3];      /* --samoa-cost: us per dry, wet, coast cell */
     /* Tide's knobs (the same names and ranges as libtide's, docs/config.md) */
     char lb[32];
     int offload, round_us, poll_spin, poll_sleep_max_us, pred_mode;
@@ -67,6 +69,7 @@ typedef struct sim_config {
     char global_lb[32];        /* TIDE_GLOBAL_LB: one rescheduling round instead of phases */
     double packdrop_tolerance; /* TIDE_PACKDROP_TOLERANCE */
     int gossip_fanout;         /* TIDE_GOSSIP_FANOUT */
+    int global_migrate;        /* --global-migrate: 0 times the decision only */
     char stats[1024];
     char moves[1024]; /* --moves: "phase from to count" of every offload, for tests */
     int quiet, help;
@@ -86,6 +89,7 @@ typedef struct sim_workload {
     int ranks, phases, threads; /* threads: a replayed run's workers per rank (0: not given) */
     std::vector<std::vector<int>> ntasks;
     std::vector<std::vector<double>> dur;
+    std::vector<std::vector<std::vector<double>>> task_dur; /* [p][r][k] if tasks differ */
     double task_bytes, result_bytes;
     int nfeat;      /* per-task features the model sees (0 or 1) */
     double feature; /* feature 0 of every task (mxm: the matrix size) */
@@ -94,6 +98,13 @@ typedef struct sim_workload {
 
 int sim_workload_make(const sim_config *c, sim_workload *w, char *err, size_t len);
 int sim_replay_load(const char *path, sim_workload *w, char *err, size_t len);
+int sim_samoa_make(const sim_config *c, sim_workload *w, char *err, size_t len);
+/* Task k of rank r in phase p: its time before noise and slowdown. */
+static inline double sim_task_dur(const sim_workload *w, int p, int r, int k)
+{
+    return w->task_dur.empty() ? w->dur[(size_t)p][(size_t)r]
+                               : w->task_dur[(size_t)p][(size_t)r][(size_t)k];
+}
 
 /* ---- tasks, ranks and messages (engine.cpp) ----------------------------------------------- */
 

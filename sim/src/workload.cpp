@@ -53,6 +53,7 @@ int sim_workload_make(const sim_config *c, sim_workload *w, char *err, size_t le
         }
         return 0;
     }
+    if (c->workload == SIM_WL_SAMOA) return sim_samoa_make(c, w, err, len);
     return make_mxm(c, w, err, len);
 }
 
