@@ -3,6 +3,7 @@
  * parses each. A bad value stops the run with one line naming it (exit 2). */
 #include "sim.h"
 #include "tide_global.h"
+#include "tide_knob.h"
 
 #include <cctype>
 #include <cerrno>
@@ -273,11 +274,51 @@ static int set_knob(sim_config *c, const char *name, const char *v, char *err, s
     const tide_lb_knob *const *all = tide_lb_all_knobs(&n);
     for (size_t i = 0; i < n && i < SIM_LB_KNOBS_MAX; i++)
         if (strcmp(all[i]->name, name) == 0) return set_strategy_knob(c, i, all[i], v, err, len);
-    snprintf(err, len,
-             "%s is not a Tide variable tide-sim knows (see docs/config.md and docs/sim.md; a "
-             "misspelt knob would otherwise be ignored silently)",
-             name);
-    return -1;
+    return 1; /* unknown: load_env decides (unknown_name) */
+}
+
+/* An unknown TIDE_* name, by libtide's rule (docs/config.md, tide_knob_guess_name): within a
+ * typo's reach of a knob tide-sim reads, or under TIDE_STRICT=1, an error; otherwise another
+ * program's variable, one warning. 0 when it is only a warning (appended to warn). */
+static int unknown_name(const char *name, bool strict, std::string &warn, char *err, size_t len)
+{
+    static std::vector<tide_knob> rows;
+    if (rows.empty()) {
+        auto row = [](const char *n) {
+            tide_knob k;
+            memset(&k, 0, sizeof k);
+            k.name = n;
+            return k;
+        };
+        for (const knob_row &k : knobs)
+            rows.push_back(row(k.name));
+        size_t n;
+        const tide_lb_knob *const *all = tide_lb_all_knobs(&n);
+        for (size_t i = 0; i < n; i++)
+            rows.push_back(row(all[i]->name));
+        rows.push_back(row("TIDE_STRICT"));
+    }
+    tide_knob_table table = {};
+    table.rows = rows.data();
+    table.n = rows.size();
+    tide_knob_place place = {&table, nullptr};
+    tide_knob_guess g = tide_knob_guess_name(&place, 1, name);
+    if (g.close) {
+        snprintf(err, len, "%s is not a Tide variable tide-sim knows: did you mean %s?", name,
+                 g.nearest);
+        return -1;
+    }
+    if (strict) {
+        snprintf(err, len,
+                 "%s is not a Tide variable tide-sim knows, and TIDE_STRICT=1 makes unknown TIDE_* "
+                 "names errors (docs/config.md, docs/sim.md)",
+                 name);
+        return -1;
+    }
+    warn += warn.empty() ? "ignoring " : ", ";
+    warn += name;
+    if (g.nearest) warn += std::string(" (did you mean ") + g.nearest + "?)";
+    return 0;
 }
 
 static void defaults(sim_config *c)
@@ -320,6 +361,13 @@ static void defaults(sim_config *c)
 
 static int load_env(sim_config *c, char *err, size_t len)
 {
+    const char *strict_env = getenv("TIDE_STRICT");
+    if (strict_env && strcmp(strict_env, "0") != 0 && strcmp(strict_env, "1") != 0) {
+        snprintf(err, len, "TIDE_STRICT='%s' is invalid: expected 0 or 1", strict_env);
+        return -1;
+    }
+    bool strict = strict_env && strcmp(strict_env, "1") == 0;
+    std::string warn;
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "TIDE_", 5) != 0) continue;
         const char *eq = strchr(*e, '=');
@@ -329,8 +377,13 @@ static int load_env(sim_config *c, char *err, size_t len)
         if (n >= sizeof name) n = sizeof name - 1;
         memcpy(name, *e, n);
         name[n] = 0;
-        if (set_knob(c, name, eq + 1, err, len)) return -1;
+        if (strcmp(name, "TIDE_STRICT") == 0) continue;
+        int rc = set_knob(c, name, eq + 1, err, len);
+        if (rc < 0 || (rc > 0 && unknown_name(name, strict, warn, err, len))) return -1;
     }
+    if (!warn.empty())
+        fprintf(stderr, "tide-sim: warning: %s: not Tide variables tide-sim knows (TIDE_STRICT=1 "
+                        "makes this an error)\n", warn.c_str());
     return 0;
 }
 
