@@ -382,8 +382,10 @@ static int load_env(sim_config *c, char *err, size_t len)
         if (rc < 0 || (rc > 0 && unknown_name(name, strict, warn, err, len))) return -1;
     }
     if (!warn.empty())
-        fprintf(stderr, "tide-sim: warning: %s: not Tide variables tide-sim knows (TIDE_STRICT=1 "
-                        "makes this an error)\n", warn.c_str());
+        fprintf(stderr,
+                "tide-sim: warning: %s: not Tide variables tide-sim knows (TIDE_STRICT=1 "
+                "makes this an error)\n",
+                warn.c_str());
     return 0;
 }
 
