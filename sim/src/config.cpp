@@ -41,6 +41,8 @@ const char sim_usage[] =
     "  --replay FILE         a real run's TIDE_STATS document: every rank's load per phase,\n"
     "                        spread evenly over its tasks (instead of the mxm workload)\n"
     "  --pred model|exact    loads from the predictor library (default), or the true loads\n"
+    "  --net exact|fast      messages as SimGrid flows (default), or an endpoint model that\n"
+    "                        scales to thousands of ranks (docs/sim.md, \"Scale\")\n"
     "  --lb NAME  --offload rr|packed  --seed S  --round-us US  --stats FILE\n"
     "                        the same as TIDE_LB, TIDE_OFFLOAD, TIDE_SEED, TIDE_ROUND_US, "
     "TIDE_STATS\n"
@@ -60,6 +62,7 @@ const char sim_usage[] =
 
 static const char *const offload_names[] = {"rr", "packed", nullptr};
 static const char *const pred_names[] = {"model", "exact", nullptr};
+static const char *const net_names[] = {"exact", "fast", nullptr};
 
 const char *sim_offload_name(int k)
 {
@@ -452,6 +455,7 @@ static const knob_row options[] = {
     {"--noise-seed", K_INT, AT(noise.seed), 0, 2147483647.0, nullptr},
     {"--replay", K_TEXT, AT(replay), 0, 0, nullptr},
     {"--pred", K_CHOICE, AT(pred_mode), 0, 0, pred_names},
+    {"--net", K_CHOICE, AT(net), 0, 0, net_names},
     {"--moves", K_TEXT, AT(moves), 0, 0, nullptr},
     {"--lb", K_ALIAS, 0, 0, 0, knob_lb},
     {"--offload", K_ALIAS, 0, 0, 0, knob_offload},

@@ -23,7 +23,10 @@ static void start_send(sim_rank *R, sim_msg *m, bool channel)
         R->inflight += m->bytes;
     }
     R->bytes_sent += m->bytes;
-    R->S->ranks[(size_t)m->dest].mbox->put_init(m, (uint64_t)m->bytes)->detach();
+    if (R->S->cfg->net == SIM_NET_FAST)
+        sim_net_send(R, m);
+    else
+        R->S->ranks[(size_t)m->dest].mbox->put_init(m, (uint64_t)m->bytes)->detach();
 }
 
 void sim_channel_free(sim_rank *R, const sim_msg *m)

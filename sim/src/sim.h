@@ -26,6 +26,8 @@ extern "C" {
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <queue>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,7 @@ namespace sg = simgrid::s4u;
 enum { SIM_OFFLOAD_RR = 0, SIM_OFFLOAD_PACKED = 1 };
 enum { SIM_PRED_MODEL = 0, SIM_PRED_EXACT = 1 };
 enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1, SIM_WL_SAMOA = 2 };
+enum { SIM_NET_EXACT = 0, SIM_NET_FAST = 1 };
 
 #define SIM_MAX_SLOW 64
 #define SIM_LB_KNOBS_MAX 64
@@ -70,6 +73,7 @@ typedef struct sim_config {
     double packdrop_tolerance; /* TIDE_PACKDROP_TOLERANCE */
     int gossip_fanout;         /* TIDE_GOSSIP_FANOUT */
     int global_migrate;        /* --global-migrate: 0 times the decision only */
+    int net;                   /* --net: SimGrid's flows, or the endpoint model (net.cpp) */
     char stats[1024];
     char moves[1024]; /* --moves: "phase from to count" of every offload, for tests */
     int quiet, help;
@@ -147,6 +151,17 @@ typedef struct sim_record {
 
 struct sim;
 
+/* A message of --net fast on its way: it reaches the receiver at time at (net.cpp). */
+typedef struct sim_inbox_entry {
+    double at;
+    uint64_t seq; /* ties in sending order */
+    sim_msg *m;
+    bool operator>(const sim_inbox_entry &o) const
+    {
+        return at > o.at || (at == o.at && seq > o.seq);
+    }
+} sim_inbox_entry;
+
 typedef struct sim_rank {
     struct sim *S;
     int id;
@@ -178,6 +193,11 @@ typedef struct sim_rank {
     std::vector<unsigned char> busy; /* per destination: a message on its way (sender.cpp) */
     double inflight;                 /* bytes of those messages */
     bool send_kick;                  /* work or a free channel for the sender */
+    /* --net fast: messages on their way here, earliest first (net.cpp) */
+    std::priority_queue<sim_inbox_entry, std::vector<sim_inbox_entry>,
+                        std::greater<sim_inbox_entry>>
+        inbox;
+    sg::ConditionVariablePtr inbox_cv;
     /* the strategy */
     std::vector<double> knob;
     void *state;
@@ -220,9 +240,19 @@ typedef struct sim {
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
      * less than an execution and gives the same times (otherwise executions share cores). */
     bool exec_sleeps;
+    /* --net fast (net.cpp): per host, when its link out and its link in are free; routes by
+     * host pair */
+    std::vector<double> net_out_free, net_in_free;
+    std::unordered_map<uint64_t, std::pair<double, double>> net_routes;
+    uint64_t net_seq;
     long violations;     /* exactly-once failures found */
     char violation[256]; /* the first one */
 } sim;
+
+static inline int sim_host_index(const sim *S, int rank)
+{
+    return rank / S->ranks_per_host;
+}
 
 static inline sim_table *sim_tab(sim *S, int phase)
 {
@@ -259,6 +289,12 @@ void sim_sender_actor(sim_rank *R);
 void sim_comm_actor(sim_rank *R);
 /* The comm actor waits for an event (sim_wake_comm) or the deadline; true on an event. */
 bool sim_wait_event(sim_rank *R, double deadline);
+
+/* ---- --net fast (net.cpp) ----------------------------------------------------------------- */
+
+void sim_net_init(sim *S);
+void sim_net_send(sim_rank *R, sim_msg *m); /* m on its way to m->dest, without a flow */
+sim_msg *sim_net_take(sim_rank *R);         /* the receiver's next arrived message; blocks */
 
 /* ---- global rescheduling (global.cpp) ---------------------------------------------------- */
 

@@ -132,7 +132,8 @@ static void write_config(FILE *f, const sim *S)
             c->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->pred.guard, c->pred.spike);
     fprintf(f, "    \"sim\": {\"platform\": ");
     json_string(f, c->platform);
-    fprintf(f, ", \"ranks_per_host\": %d, \"workload\": ", S->ranks_per_host);
+    fprintf(f, ", \"ranks_per_host\": %d, \"net\": \"%s\", \"workload\": ", S->ranks_per_host,
+            c->net == SIM_NET_FAST ? "fast" : "exact");
     json_string(f, S->wl->name.c_str());
     fprintf(f,
             ", \"task_bytes\": %.17g, \"result_bytes\": %.17g, \"coll_latency\": %.9g, "

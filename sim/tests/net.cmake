@@ -1,0 +1,47 @@
+# cmake -DSIM=tide-sim -DLB=react -DDIR=dir -P net.cmake
+# --net fast (sim/src/net.cpp) against the exact model, 32 ranks of coolmuc2, Imb.3, 3 phases:
+# every task runs and completes exactly once (tide-sim checks each task, exit 3 otherwise; here
+# every phase counts all tasks and every offloaded one was received), tasks move, and the total
+# time is within 5% of the exact model's.
+include(${CMAKE_CURRENT_LIST_DIR}/micro.cmake)
+foreach(net exact fast)
+  set(stats ${DIR}/net_${LB}_${net}.json)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env TIDE_LB=${LB} ${SIM} --platform coolmuc2
+    --ranks 32 --threads 4 --imb 3 --iters 3 --tasks-per-rank 32 --task-ms 10 --pred exact
+    --net ${net} --stats ${stats} --quiet RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tide-sim --net ${net} failed (${rc}): ${err}")
+  endif()
+  file(READ ${stats} doc)
+  string(JSON t_${net} GET "${doc}" summary time_total)
+endforeach()
+string(JSON net GET "${doc}" config sim net)
+if(NOT net STREQUAL "fast")
+  message(FATAL_ERROR "the statistics say net '${net}', expected fast")
+endif()
+set(moved 0)
+foreach(p RANGE 2)
+  foreach(key tasks received offloaded)
+    set(${key} 0)
+    foreach(r RANGE 31)
+      string(JSON v GET "${doc}" phases ${p} ${key} ${r})
+      math(EXPR ${key} "${${key}} + ${v}")
+    endforeach()
+  endforeach()
+  if(NOT tasks EQUAL 1024 OR NOT received EQUAL offloaded)
+    message(FATAL_ERROR "phase ${p}: ${tasks} tasks (expected 1024), ${received} received, "
+                        "${offloaded} offloaded")
+  endif()
+  math(EXPR moved "${moved} + ${received}")
+endforeach()
+if(moved EQUAL 0)
+  message(FATAL_ERROR "${LB} moved no task with --net fast")
+endif()
+to_micro(exact_u ${t_exact})
+to_micro(fast_u ${t_fast})
+math(EXPR diff "${fast_u} - ${exact_u}")
+math(EXPR bound "${exact_u} / 20")
+if(diff GREATER bound OR diff LESS -${bound})
+  message(FATAL_ERROR "${LB}: --net fast took ${t_fast} s, exact ${t_exact} s (more than 5% apart)")
+endif()
+message("${LB}: ${moved} tasks moved; time ${t_fast} s fast, ${t_exact} s exact")
