@@ -305,6 +305,35 @@ static void json_rank_errors(FILE *f, const tide_phase_log *log)
     }
 }
 
+/* The verdict's run totals (docs/stats.md "The verdict"; the words are verdict.c's). Below
+ * TIDE_VERDICT_BALANCED of U the run counts as balanced already: no recovery ratio is
+ * meaningful. */
+#define TIDE_VERDICT_BALANCED 0.02
+
+tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads)
+{
+    tide_verdict v;
+    memset(&v, 0, sizeof v);
+    for (int p = 0; p < log->nphases; p++) {
+        tide_phase_stats ps;
+        tide_stats_compute(log, p, threads, 0, &ps);
+        const tide_rank_record *r = log->records + (size_t)p * (size_t)log->nranks;
+        double own_max = 0;
+        for (int i = 0; i < log->nranks; i++)
+            own_max = fmax(own_max, r[i].L / threads);
+        /* A rank whose own load fits within the ideal still needs the ideal's time. */
+        v.unbalanced += fmax(own_max, ps.ideal);
+        v.ideal += ps.ideal;
+        v.achieved += ps.W_max;
+        v.moved += ps.offloaded;
+    }
+    v.saving = v.unbalanced > 0 ? (v.unbalanced - v.ideal) / v.unbalanced : 0;
+    v.balanced = v.saving < TIDE_VERDICT_BALANCED;
+    v.recovered = v.balanced ? 0 : (v.unbalanced - v.achieved) / (v.unbalanced - v.ideal);
+    v.remaining = v.achieved > 0 ? fmax(v.achieved - v.ideal, 0) / v.achieved : 0;
+    return v;
+}
+
 /* The "summary" object: the run's totals. */
 static void json_summary(FILE *f, const tide_phase_log *log, int threads)
 {

@@ -12,7 +12,7 @@
  * shortest round trip of several gives the offset), and rank 0 maps every rank's times onto its
  * own, interpolating linearly between the two comparisons so that a drift between nodes' clocks
  * is corrected too. */
-#include "trace.h"
+#include "trace_run.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -253,66 +253,8 @@ void tide_trace_phase(tide_trace *tr, int phase, long tasks, double t0, double t
                               .phase = (uint32_t)phase});
 }
 
-/* ---- rank 0's view ---------------------------------------------------------------------------
- */
-
-double tide_trace_time(const tide_trace_run *run, int r, double local)
-{
-    const tide_trace_summary *s = &run->rank[r].sum;
-    double off = s->off0;
-    if (s->sync1 > s->sync0)
-        off += (s->off1 - s->off0) * (local - s->sync0) / (s->sync1 - s->sync0);
-    return local + off - run->origin;
-}
-
-const char *tide_trace_msg_name(int wire_kind)
-{
-    switch (wire_kind) {
-    case TIDE_MSG_TASKS:
-        return "tasks";
-    case TIDE_MSG_RESULT:
-        return "result";
-    default:
-        return "control";
-    }
-}
-
-const char *tide_trace_task_kind(const tide_trace_event *e)
-{
-    if (e->flags & TIDE_TEV_COPY) return "replica";
-    return e->flags & TIDE_TEV_REMOTE ? "offloaded" : "local";
-}
-
 /* ---- finalize: gather on rank 0 and write -----------------------------------------------------
  */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of v[0 .. n) (sorted in place), -1 when n is 0. */
-static double median(double *v, int n)
-{
-    if (n == 0) return -1;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double tide_trace_cost(const tide_trace_run *run, double *lo, double *hi)
-{
-    double *v = malloc((size_t)run->nranks * sizeof *v);
-    if (!v) tide_fatal("out of memory writing the trace");
-    int n = 0;
-    for (int r = 0; r < run->nranks; r++)
-        if (run->rank[r].sum.cost >= 0) v[n++] = run->rank[r].sum.cost;
-    double m = median(v, n);
-    *lo = n ? v[0] : -1;
-    *hi = n ? v[n - 1] : -1;
-    free(v);
-    return m;
-}
 
 static tide_trace_summary summary_of(const tide_trace *tr, double sync1, double off1, double unc1)
 {
@@ -333,7 +275,7 @@ static tide_trace_summary summary_of(const tide_trace *tr, double sync1, double 
         for (uint32_t j = 0; j < k; j++)
             pool[n++] = tr->buf[i].sample[j];
     }
-    s.cost = median(pool, n);
+    s.cost = tide_trace_median(pool, n);
     free(pool);
     return s;
 }

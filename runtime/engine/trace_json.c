@@ -3,7 +3,7 @@
  * tasks, messages and phases are "X" events, a message's send and receive are joined by a flow
  * ("s" and "f"), the plan's moves are instant events and the loads of each phase (predicted and
  * measured) a counter per rank. The top-level "tidePlan" repeats the plan per phase for tools. */
-#include "trace.h"
+#include "trace_run.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

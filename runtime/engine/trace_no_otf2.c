@@ -1,5 +1,5 @@
 /* A build without the OTF2 library: asking for an OTF2 trace fails at tide_init with one line. */
-#include "trace.h"
+#include "trace_run.h"
 
 int tide_trace_otf2_check(const char *path)
 {

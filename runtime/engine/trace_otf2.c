@@ -5,7 +5,7 @@
  * the region "phase"; messages MpiSend and MpiRecv events inside the regions "send <kind>" and
  * "recv <kind>" of the comm thread, on one communicator of all ranks. Rank 0 writes it serially. */
 #define _GNU_SOURCE
-#include "trace.h"
+#include "trace_run.h"
 
 #include <otf2/otf2.h>
 

@@ -5,38 +5,12 @@
  *   per phase  U = max_i L_i / threads   each rank runs exactly its own tasks, perfectly packed
  *              I = ideal                 max(sum L / (ranks x threads), longest task)
  *              A = max_i W_i             what the run achieved
- *   run        sums over the phases; saving = (U - I) / U, recovered = (U - A) / (U - I). */
+ *   run        sums over the phases; saving = (U - I) / U, recovered = (U - A) / (U - I).
+ * stats.c computes the totals (tide_stats_verdict); this file only puts them into words. */
 #include "internal.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Below this share of U, the run counts as balanced already: no recovery ratio is meaningful. */
-#define TIDE_VERDICT_BALANCED 0.02
-
-tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads)
-{
-    tide_verdict v;
-    memset(&v, 0, sizeof v);
-    for (int p = 0; p < log->nphases; p++) {
-        tide_phase_stats ps;
-        tide_stats_compute(log, p, threads, 0, &ps);
-        const tide_rank_record *r = log->records + (size_t)p * (size_t)log->nranks;
-        double own_max = 0;
-        for (int i = 0; i < log->nranks; i++)
-            own_max = fmax(own_max, r[i].L / threads);
-        /* A rank whose own load fits within the ideal still needs the ideal's time. */
-        v.unbalanced += fmax(own_max, ps.ideal);
-        v.ideal += ps.ideal;
-        v.achieved += ps.W_max;
-        v.moved += ps.offloaded;
-    }
-    v.saving = v.unbalanced > 0 ? (v.unbalanced - v.ideal) / v.unbalanced : 0;
-    v.balanced = v.saving < TIDE_VERDICT_BALANCED;
-    v.recovered = v.balanced ? 0 : (v.unbalanced - v.achieved) / (v.unbalanced - v.ideal);
-    v.remaining = v.achieved > 0 ? fmax(v.achieved - v.ideal, 0) / v.achieved : 0;
-    return v;
-}
 
 void tide_verdict_format(const tide_verdict *v, const char *lb, char *out, size_t len)
 {

@@ -1,7 +1,7 @@
 /* What the trace recorder (trace.c) hands its writers (trace_json.c, trace_otf2.c) on rank 0:
  * every rank's events, gathered, with what is needed to put them on one clock. */
-#ifndef TIDE_TRACE_H
-#define TIDE_TRACE_H
+#ifndef TIDE_TRACE_RUN_H
+#define TIDE_TRACE_RUN_H
 
 #include "internal.h"
 
@@ -64,6 +64,8 @@ double tide_trace_time(const tide_trace_run *run, int r, double local);
 /* Recording a task, in seconds: the median over the ranks of each rank's median, and the
  * lowest and highest rank's (-1 when no recording was timed). */
 double tide_trace_cost(const tide_trace_run *run, double *lo, double *hi);
+/* The median of v[0 .. n) (sorts v in place); -1 when n is 0. */
+double tide_trace_median(double *v, int n);
 /* Wire kind names: "tasks", "result", "control". */
 const char *tide_trace_msg_name(int wire_kind);
 /* Task kind: "local", "offloaded", "replica". */
