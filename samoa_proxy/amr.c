@@ -80,17 +80,27 @@ int samoa_mesh_uniform(samoa_mesh *m, int depth, double half, const samoa_amr_pa
     return 0;
 }
 
-/* The children's states. Where the parent and both children are wet, the depths keep the
- * parent's surface h + b (a lake at rest stays at rest); the beds are cell means, so the
- * children's depths add up to twice the parent's up to rounding. Elsewhere (the shoreline) both
- * children take the parent's depth: mass is exact, and no child gets a negative depth. */
+/* The children's states. Where the parent and both children are wet, the children keep the
+ * parent's surface h + b over their own beds (a lake at rest stays at rest), and the depths are
+ * made to add up to exactly twice the parent's: the deeper child (lower bed) gets its surface
+ * depth, clamped to [h, 2h], and the other one 2h minus that, which is exact (Sterbenz: both
+ * operands are within a factor of two). The children's depths then sum to 2h without rounding,
+ * so mass is conserved exactly and coarsening's mean gives back h bitwise. Since the parent's
+ * bed is the mean of the children's, the second child's surface equals the parent's up to
+ * rounding. Elsewhere (the shoreline) both children take the parent's depth: mass is exact, and
+ * no child gets a negative depth. */
 static void split_state(const double *sp, double *sa, double *sb, double ba, double bb,
                         double h_dry)
 {
-    double eta = sp[SAMOA_H] + sp[SAMOA_B];
-    int wet = sp[SAMOA_H] > h_dry && eta - ba > h_dry && eta - bb > h_dry;
-    sa[SAMOA_H] = wet ? eta - ba : sp[SAMOA_H];
-    sb[SAMOA_H] = wet ? eta - bb : sp[SAMOA_H];
+    double h = sp[SAMOA_H], eta = h + sp[SAMOA_B];
+    int wet = h > h_dry && eta - ba > h_dry && eta - bb > h_dry;
+    sa[SAMOA_H] = sb[SAMOA_H] = h;
+    if (wet) {
+        double *deep = ba <= bb ? sa : sb, *other = ba <= bb ? sb : sa;
+        double d = fmin(fmax(eta - fmin(ba, bb), h), 2.0 * h);
+        deep[SAMOA_H] = d;
+        other[SAMOA_H] = 2.0 * h - d;
+    }
     sa[SAMOA_HU] = sb[SAMOA_HU] = sp[SAMOA_HU];
     sa[SAMOA_HV] = sb[SAMOA_HV] = sp[SAMOA_HV];
     sa[SAMOA_B] = ba;
