@@ -7,6 +7,8 @@
  * runs. An offloaded object iteration (TIDE_LB) therefore computes what it would at home. */
 #include "run.h"
 
+#include "objects_json.h"
+
 #include "topology.h"
 
 #include <inttypes.h>
@@ -255,14 +257,6 @@ static int iterate_all(const cbench_config *c, run_result *res)
     return 0;
 }
 
-static void json_doubles(FILE *f, const char *name, const double *v, int64_t n)
-{
-    fprintf(f, "  \"%s\": [", name);
-    for (int64_t k = 0; k < n; k++)
-        fprintf(f, "%s%.9g", k ? ", " : "", v[k]);
-    fprintf(f, "],\n");
-}
-
 static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -309,29 +303,9 @@ static int write_json(const cbench_config *c, const cbench_run_opts *o, const ru
     fprintf(f, ", \"period\": ");
     json_string(f, ri->period);
     fprintf(f, ", \"iters_per_ms\": %.6g},\n", ri->iters_per_ms);
-    const tide_objects_stats *s = &res->final;
     fprintf(f, "  \"total_s\": %.9g,\n", res->total_s);
-    json_doubles(f, "iteration_s", res->iter_s, c->r);
-    json_doubles(f, "load_max_s", res->load_max, c->r);
-    json_doubles(f, "load_avg_s", res->load_avg, c->r);
-    fprintf(f,
-            "  \"summary\": {\"reschedules\": %" PRId64 ", \"decision_s\": %.9g, \"gather_s\": "
-            "%.9g, \"migrate_s\": %.9g, \"moved\": %" PRId64 ", \"bytes_moved\": %" PRId64
-            ", \"messages\": %" PRId64 ", \"message_bytes\": %" PRId64 ", \"failures\": %" PRId64
-            "},\n",
-            s->reschedules, s->decision_s_total, s->gather_s_total, s->migrate_s_total,
-            s->moved_total, s->bytes_moved_total, s->messages, s->message_bytes, res->failures);
-    fprintf(f, "  \"reschedules\": [");
-    for (int64_t k = 0; k < res->nresched; k++) {
-        const tide_objects_lb_record *x = &res->resched[k];
-        fprintf(f,
-                "%s\n    {\"iteration\": %" PRId64 ", \"decision_s\": %.9g, \"gather_s\": %.9g, "
-                "\"migrate_s\": %.9g, \"moved\": %" PRId64 ", \"bytes\": %" PRId64
-                ", \"max_before\": %.9g, \"avg\": %.9g, \"max_after\": %.9g}",
-                k ? "," : "", x->iteration + 1, x->decision_s, x->gather_s, x->migrate_s, x->moved,
-                x->bytes_moved, x->max_before, x->avg, x->max_after);
-    }
-    fprintf(f, "%s]\n}\n", res->nresched ? "\n  " : "");
+    objects_json_series(f, res->iter_s, res->load_max, res->load_avg, c->r);
+    objects_json_tail(f, &res->final, res->failures, res->resched, res->nresched);
     return fclose(f) ? -1 : 0;
 }
 

@@ -31,6 +31,8 @@
 
 #include <tide.h>
 
+#include "objects_json.h"
+
 typedef struct md_config {
     int dim[3], kaway[3];
     int pmin, pmax;
@@ -343,20 +345,11 @@ static int run(const char *strategy, md_result *res)
     return TIDE_OK;
 }
 
-static void json_doubles(FILE *f, const char *name, const double *v, int64_t n)
-{
-    fprintf(f, "  \"%s\": [", name);
-    for (int64_t k = 0; k < n; k++)
-        fprintf(f, "%s%.9g", k ? ", " : "", v[k]);
-    fprintf(f, "],\n");
-}
-
 /* cbench's summary schema (cbench-1), so that the same tools read both. */
 static int write_json(const char *strategy, const md_result *res, int ranks)
 {
     FILE *f = fopen(cfg.json, "w");
     if (!f) return -1;
-    const tide_objects_stats *s = &res->final;
     fprintf(f,
             "{\n  \"schema\": \"cbench-1\",\n  \"config\": {\"app\": \"leanmd\", \"cells\": "
             "[%d, %d, %d], \"kaway\": [%d, %d, %d], \"n\": %" PRId64 ", \"r\": %" PRId64
@@ -365,26 +358,8 @@ static int write_json(const char *strategy, const md_result *res, int ranks)
             cfg.dim[0], cfg.dim[1], cfg.dim[2], cfg.kaway[0], cfg.kaway[1], cfg.kaway[2],
             graph.ncells + graph.ncomputes, cfg.iters, cfg.first_lb, cfg.lbfreq, ranks, strategy,
             res->total_s);
-    json_doubles(f, "iteration_s", res->iter_s, cfg.iters);
-    json_doubles(f, "load_max_s", res->load_max, cfg.iters);
-    json_doubles(f, "load_avg_s", res->load_avg, cfg.iters);
-    fprintf(f,
-            "  \"summary\": {\"reschedules\": %" PRId64 ", \"decision_s\": %.9g, \"gather_s\": "
-            "%.9g, \"migrate_s\": %.9g, \"moved\": %" PRId64 ", \"bytes_moved\": %" PRId64
-            ", \"messages\": %" PRId64 ", \"message_bytes\": %" PRId64 ", \"failures\": %" PRId64
-            "},\n  \"reschedules\": [",
-            s->reschedules, s->decision_s_total, s->gather_s_total, s->migrate_s_total,
-            s->moved_total, s->bytes_moved_total, s->messages, s->message_bytes, res->failures);
-    for (int64_t k = 0; k < res->nresched; k++) {
-        const tide_objects_lb_record *x = &res->resched[k];
-        fprintf(f,
-                "%s\n    {\"iteration\": %" PRId64 ", \"decision_s\": %.9g, \"gather_s\": %.9g, "
-                "\"migrate_s\": %.9g, \"moved\": %" PRId64 ", \"max_before\": %.9g, \"avg\": "
-                "%.9g, \"max_after\": %.9g}",
-                k ? "," : "", x->iteration + 1, x->decision_s, x->gather_s, x->migrate_s, x->moved,
-                x->max_before, x->avg, x->max_after);
-    }
-    fprintf(f, "%s]\n}\n", res->nresched ? "\n  " : "");
+    objects_json_series(f, res->iter_s, res->load_max, res->load_avg, cfg.iters);
+    objects_json_tail(f, &res->final, res->failures, res->resched, res->nresched);
     return fclose(f) ? -1 : 0;
 }
 

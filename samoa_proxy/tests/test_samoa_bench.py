@@ -2,7 +2,8 @@
 """samoa-bench on a tiny case with seeded noise: the options reach samoa_proxy (with --disturb 1:3
 every task sleeps 3 times its cost, so the summed loads of the kept stats document are more than
 twice those of a run without noise), results.md names the setting, results.csv has it in every
-row, and a bad --jitter stops it with exit code 2 before any run.
+row, and a bad --jitter stops it with exit code 2 before any run. --reps 2 runs the matrix twice:
+results.csv has a row per repetition and results.md gives the mean with the range; --reps 0 exits 2.
 Usage: test_samoa_bench.py <samoa-bench> <samoa_proxy binary> <scratch dir> <mpiexec command...>"""
 import csv
 import json
@@ -51,5 +52,16 @@ if not total_load(noisy) > 2 * total_load(plain):
 _, res = run("bad", ["--jitter", "0.5"], code=2)
 if "--jitter: expected P:F" not in res.stderr:
     sys.exit("FAIL: a bad --jitter was refused without saying why\n%s" % res.stderr)
+twice, _ = run("reps", ["--reps", "2"])
+reps = [r["rep"] for r in csv.DictReader(open(os.path.join(twice, "results.csv")))]
+if reps != ["0", "1"] or not all(os.path.exists(os.path.join(twice, "stats-2-none-r%d.json" % k))
+                                 for k in (0, 1)):
+    sys.exit("FAIL: --reps 2 gave the rows %s and not a stats document per repetition" % reps)
+with open(os.path.join(twice, "results.md")) as f:
+    if "Mean of 2 repetitions" not in f.read():
+        sys.exit("FAIL: results.md of --reps 2 does not say it gives means")
+_, res = run("noreps", ["--reps", "0"], code=2)
+if "--reps must be >= 1" not in res.stderr:
+    sys.exit("FAIL: --reps 0 was refused without saying why\n%s" % res.stderr)
 print("samoa-bench noise ok: loads %.4f s plain, %.4f s noisy" % (total_load(plain),
                                                                   total_load(noisy)))
