@@ -318,11 +318,7 @@ static void build_tables(void)
                                        .owner = "task strategies",
                                        .rows = lb_knobs.rows,
                                        .n = n};
-    const tide_global_strategy *g = tide_global_strategies(&n);
-    for (size_t i = 0; i < n; i++) {
-        append(global_names_text, sizeof global_names_text, i ? ", " : "");
-        append(global_names_text, sizeof global_names_text, g[i].name);
-    }
+    tide_global_names(global_names_text, sizeof global_names_text);
     const tide_knob_table *table[NGROUPS] = {&runtime_table, &lb_knobs.table,
                                              tide_model_params_knobs(), &objects_table,
                                              tide_global_knobs()};

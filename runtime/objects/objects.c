@@ -322,13 +322,8 @@ int tide_objects_set_lb(const char *strategy, int period)
     if (rc != TIDE_OK) return rc;
     const tide_global_strategy *s = strategy ? tide_global_find(strategy) : NULL;
     if (!s || period < 1) {
-        size_t n;
-        const tide_global_strategy *all = tide_global_strategies(&n);
-        char names[192] = "";
-        for (size_t k = 0; k < n; k++) {
-            strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);
-            strncat(names, all[k].name, sizeof names - strlen(names) - 1);
-        }
+        char names[192];
+        tide_global_names(names, sizeof names);
         return tide_fail(TIDE_ERR_INVALID,
                          "tide_objects_set_lb('%s', %d): expected a strategy among %s and a "
                          "period >= 1",

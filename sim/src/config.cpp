@@ -219,13 +219,8 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
         return parse_text(k->name, v, base, 1024, err, len);
     case K_GLOBAL: {
         if (tide_global_find(v)) return snprintf(c->global_lb, sizeof c->global_lb, "%s", v), 0;
-        size_t n;
-        const tide_global_strategy *all = tide_global_strategies(&n);
-        char allowed[192] = "one of";
-        for (size_t i = 0; i < n; i++) {
-            strncat(allowed, i ? ", " : " ", sizeof allowed - strlen(allowed) - 1);
-            strncat(allowed, all[i].name, sizeof allowed - strlen(allowed) - 1);
-        }
+        char allowed[192] = "one of ";
+        tide_global_names(allowed + strlen(allowed), sizeof allowed - strlen(allowed));
         return bad(err, len, k->name, v, allowed);
     }
     case K_NOISE:

@@ -148,6 +148,10 @@ typedef struct tide_global_strategy {
 
 const tide_global_strategy *tide_global_find(const char *name); /* NULL when unknown */
 const tide_global_strategy *tide_global_strategies(size_t *n);
+/* The strategies' names, ", "-separated, into buf (len bytes, truncated if short; always
+ * terminated when len > 0): the list an error message offers. Returns the length the whole list
+ * needs, as snprintf does. */
+size_t tide_global_names(char *buf, size_t len);
 
 /* ---------------------------------------------------------------------------------------------
  * Results.

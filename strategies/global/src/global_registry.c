@@ -33,6 +33,19 @@ const tide_global_strategy *tide_global_find(const char *name)
     return NULL;
 }
 
+size_t tide_global_names(char *buf, size_t len)
+{
+    size_t need = 0;
+    for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++) {
+        const char *parts[2] = {i ? ", " : "", strategies[i].name};
+        for (int k = 0; k < 2; k++)
+            for (const char *c = parts[k]; *c; c++, need++)
+                if (need + 1 < len) buf[need] = *c;
+    }
+    if (len > 0) buf[need < len ? need : len - 1] = '\0';
+    return need;
+}
+
 int tide_global_plan_from_mapping(int32_t np, int64_t nobj, const int32_t *owner,
                                   const int32_t *new_owner, tide_move_plan *plan)
 {

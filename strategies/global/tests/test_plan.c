@@ -50,6 +50,15 @@ static void registry(void)
     }
     CHECK(tide_global_find("GreedyLB") == NULL);
     CHECK(tide_global_find(NULL) == NULL);
+    /* The list error messages offer: every name, in order; cut short, still terminated. */
+    const char *full = "none, greedy, refine, random, greedy_comm, refine_comm, smartlb, average, "
+                       "packdrop, distributed";
+    char buf[192], small[9];
+    CHECK_EQ_I64(tide_global_names(buf, sizeof buf), strlen(full));
+    CHECK(strcmp(buf, full) == 0);
+    CHECK_EQ_I64(tide_global_names(small, sizeof small), strlen(full));
+    CHECK(strcmp(small, "none, gr") == 0);
+    CHECK_EQ_I64(tide_global_names(NULL, 0), strlen(full));
 }
 
 int main(void)
