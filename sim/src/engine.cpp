@@ -232,6 +232,7 @@ static void on_result(sim_rank *R, sim_msg *m)
     if (t->state == T_QUEUED) { /* the copy won: the original leaves the queue unrun */
         sim_local_unlink(R, m->tasks[0]);
         t->exec_time = took;
+        R->n_offloaded++; /* it ran on another rank, as tide_replica_result counts it */
         apply_own(R, t);
     }
     sim_wake_comm(R);
