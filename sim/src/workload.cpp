@@ -44,6 +44,7 @@ int sim_workload_make(const sim_config *c, sim_workload *w, char *err, size_t le
 {
     w->task_bytes = c->task_bytes;
     w->result_bytes = c->result_bytes;
+    w->cbench = nullptr;
     if (c->workload == SIM_WL_REPLAY) {
         if (sim_replay_load(c->replay, w, err, len)) return -1;
         if (c->iters < w->phases) {
@@ -54,6 +55,7 @@ int sim_workload_make(const sim_config *c, sim_workload *w, char *err, size_t le
         return 0;
     }
     if (c->workload == SIM_WL_SAMOA) return sim_samoa_make(c, w, err, len);
+    if (c->workload == SIM_WL_CBENCH) return sim_cbench_make(c, w, err, len);
     return make_mxm(c, w, err, len);
 }
 
