@@ -489,7 +489,6 @@ sim_global *sim_global_new(const sim_config *c, int P, const std::vector<sg::Hos
         R->G = &G;
         R->id = r;
         R->host = hosts[(size_t)(r / ranks_per_host)];
-        R->rng = tide_global_rank_seed(c->seed, r);
         for (int t = 0; t < NTAGS; t++)
             R->mb[t] = sg::Mailbox::by_name("g" + std::to_string(t) + "-" + std::to_string(r));
     }
@@ -546,7 +545,7 @@ void sim_global_free(sim_global *S)
 
 static void summarize(const gsim *G, FILE *f, bool json)
 {
-    std::vector<double> load, after((size_t)G->P, 0.0);
+    std::vector<double> load;
     std::vector<int32_t> owner, dest;
     for (const grank &R : G->r)
         for (size_t i = 0; i < R.w.size(); i++)
@@ -577,7 +576,7 @@ static void summarize(const gsim *G, FILE *f, bool json)
                 G->refused, G->unplaced);
 }
 
-int sim_global_report(const sim_global *S, char *err, size_t len)
+static int sim_global_report(const sim_global *S, char *err, size_t len)
 {
     const sim_config *c = S->G.cfg;
     if (!c->quiet) summarize(&S->G, stdout, false);
@@ -594,20 +593,17 @@ static void one_round(sim_global *S, int rank)
     sim_global_round(S, rank, S->G.cfg->seed);
 }
 
-/* The objects: rank r's tasks of the workload's first phase, with their times as loads. */
-int sim_global_run(const sim_config *c, const sim_workload *wl,
-                   const std::vector<sg::Host *> &hosts, int ranks_per_host, double lat, double bw,
-                   char *err, size_t len)
+int sim_global_run_objects(const sim_config *c, const std::vector<std::vector<double>> &load,
+                           const std::vector<std::vector<double>> &bytes,
+                           const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                           size_t len)
 {
-    sim_global *S = sim_global_new(c, wl->ranks, hosts, ranks_per_host, lat, bw);
-    for (int r = 0; r < wl->ranks; r++) {
-        std::vector<double> w;
-        for (int k = 0; k < wl->ntasks[0][(size_t)r]; k++)
-            w.push_back(sim_task_dur(wl, 0, r, k) * noise_factor(&c->noise, 0, r, k));
-        sim_global_set_objects(S, r, w, std::vector<double>());
-        sg::ActorPtr a = sg::Actor::create("global-" + std::to_string(r), S->G.r[(size_t)r].host,
-                                           one_round, S, r);
-        sim_global_attach(S, r, a);
+    sim_global *S = sim_global_new(c, (int)load.size(), hosts, 1, lat, bw);
+    for (size_t r = 0; r < load.size(); r++) {
+        sim_global_set_objects(S, (int)r, load[r], bytes[r]);
+        sim_global_attach(
+            S, (int)r,
+            sg::Actor::create("global-" + std::to_string(r), hosts[r], one_round, S, (int)r));
     }
     sg::Engine::get_instance()->run();
     int rc = sim_global_report(S, err, len);

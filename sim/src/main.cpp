@@ -161,7 +161,7 @@ static int run(sim *S, std::vector<char *> *sgargs, char *err, size_t len)
     if (cfg.workload == SIM_WL_CBENCH) {
         rc = sim_cbench_run(&cfg, S->wl, hosts, S->coll_lat, S->coll_bw, err, len);
     } else if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) {
-        rc = sim_global_run(&cfg, S->wl, hosts, 1, S->coll_lat, S->coll_bw, err, len);
+        rc = sim_global_run(&cfg, S->wl, hosts, S->coll_lat, S->coll_bw, err, len);
     } else {
         sim_poll_init(S, S->ranks[0].host);
         if (cfg.net == SIM_NET_FAST) sim_net_init(S);

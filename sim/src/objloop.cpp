@@ -215,35 +215,20 @@ void rank_actor(lrank *R)
     if (R->id == 0) L->res.total_s = now() - start;
 }
 
-/* --cbench-mode round: one round of iteration 1's loads in the initmap placement. */
-void round_actor(sim_global *G, int rank, uint64_t seed)
-{
-    sim_global_round(G, rank, seed);
-}
+} // namespace
 
-int run_round(const sim_config *c, const sim_cbench *cb, const std::vector<sg::Host *> &hosts,
-              double lat, double bw, char *err, size_t len)
+/* --cbench-mode round: one round of iteration 1's loads in the initmap placement. */
+static int run_round(const sim_config *c, const sim_cbench *cb,
+                     const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                     size_t len)
 {
-    int P = (int)hosts.size();
-    sim_global *G = sim_global_new(c, P, hosts, 1, lat, bw);
-    std::vector<std::vector<double>> w((size_t)P), b((size_t)P);
+    std::vector<std::vector<double>> w(hosts.size()), b(hosts.size());
     for (int64_t t = 0; t < cb->cfg.n; t++) {
         w[(size_t)cb->owner0[(size_t)t]].push_back(cb->load[(size_t)t]);
         b[(size_t)cb->owner0[(size_t)t]].push_back(cb->bytes[(size_t)t]);
     }
-    for (int r = 0; r < P; r++) {
-        sim_global_set_objects(G, r, w[(size_t)r], b[(size_t)r]);
-        sg::ActorPtr a = sg::Actor::create("global-" + std::to_string(r), hosts[(size_t)r],
-                                           round_actor, G, r, c->seed);
-        sim_global_attach(G, r, a);
-    }
-    sg::Engine::get_instance()->run();
-    int rc = sim_global_report(G, err, len);
-    sim_global_free(G);
-    return rc;
+    return sim_global_run_objects(c, w, b, hosts, lat, bw, err, len);
 }
-
-} // namespace
 
 int sim_cbench_run(const sim_config *c, const sim_workload *w, const std::vector<sg::Host *> &hosts,
                    double lat, double bw, char *err, size_t len)

@@ -306,11 +306,17 @@ sim_msg *sim_net_take(sim_rank *R);         /* the receiver's next arrived messa
 
 /* ---- global rescheduling (global.cpp) ---------------------------------------------------- */
 
-/* One rescheduling round of the workload's first-phase tasks as persistent objects under
- * cfg->global_lb; prints and writes (TIDE_STATS) its times. Returns 0 or an exit code. */
+/* One rescheduling round of objects under cfg->global_lb: rank r holds objects of load[r]
+ * seconds and bytes[r] state bytes (empty: the workload's task bytes); prints and writes
+ * (TIDE_STATS) its times. Returns 0 or an exit code. sim_global_run: the workload's first-phase
+ * tasks as the objects (workload.cpp). */
+int sim_global_run_objects(const sim_config *c, const std::vector<std::vector<double>> &load,
+                           const std::vector<std::vector<double>> &bytes,
+                           const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                           size_t len);
 int sim_global_run(const sim_config *c, const sim_workload *wl,
-                   const std::vector<sg::Host *> &hosts, int ranks_per_host, double lat, double bw,
-                   char *err, size_t len);
+                   const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                   size_t len);
 
 /* The same round inside another simulation (the cbench loop, cbench.cpp): objects per rank are
  * set, then every rank's actor calls sim_global_round together; it returns the new owner of each
@@ -329,7 +335,6 @@ void sim_global_set_objects(sim_global *S, int rank, const std::vector<double> &
 void sim_global_attach(sim_global *S, int rank, sg::ActorPtr a); /* receives the protocol's */
 const std::vector<int32_t> &sim_global_round(sim_global *S, int rank, uint64_t seed);
 void sim_global_stats_get(const sim_global *S, sim_global_stats *out);
-int sim_global_report(const sim_global *S, char *err, size_t len); /* as sim_global_run's */
 void sim_global_free(sim_global *S);
 
 /* A collective of `bytes` per rank within a sim_global's ranks (its barrier and model). */

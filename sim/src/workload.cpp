@@ -69,3 +69,16 @@ double sim_slowdown(const sim *S, int rank, int phase)
         if (c->slow[i].rank == rank) f *= c->slow[i].factor;
     return f;
 }
+
+/* The objects of --global: rank r's tasks of the first phase, with their times (and mxm's noise)
+ * as loads. */
+int sim_global_run(const sim_config *c, const sim_workload *wl,
+                   const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                   size_t len)
+{
+    std::vector<std::vector<double>> load((size_t)wl->ranks), bytes((size_t)wl->ranks);
+    for (int r = 0; r < wl->ranks; r++)
+        for (int k = 0; k < wl->ntasks[0][(size_t)r]; k++)
+            load[(size_t)r].push_back(sim_task_dur(wl, 0, r, k) * noise_factor(&c->noise, 0, r, k));
+    return sim_global_run_objects(c, load, bytes, hosts, lat, bw, err, len);
+}
