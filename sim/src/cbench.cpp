@@ -106,6 +106,7 @@ int sim_cbench_make(const sim_config *c, sim_workload *w, char *err, size_t len)
                       (long long)cc->n, (long long)cc->r) > 0;
     if (rc) {
         snprintf(err, len, "tide-sim: %s", e);
+        sim_cbench_free(w);
         return -1;
     }
     tabulate(c, cb);
