@@ -573,6 +573,13 @@ int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len)
         snprintf(err, len, "tide-sim: --cbench-set needs --cbench FILE");
         return -1;
     }
+    if (c->cbench[0] && strcmp(c->lb, "none") != 0) {
+        snprintf(err, len,
+                 "tide-sim: TIDE_LB=%s with --cbench: offloading object tasks is not simulated "
+                 "(the objects run where they live; docs/sim.md)",
+                 c->lb);
+        return -1;
+    }
     if (c->cbench[0]) c->workload = SIM_WL_CBENCH;
     if (c->replay[0]) c->workload = SIM_WL_REPLAY;
     if (c->samoa_depth) c->workload = SIM_WL_SAMOA;
