@@ -55,6 +55,11 @@ const char sim_usage[] =
     "                        TIDE_GLOBAL_LB=NAME (greedy, refine, packdrop, ...), timed\n"
     "  --global-migrate 0|1  1: the objects move after the decision, timed too (default);\n"
     "                        0: the decision only\n"
+    "  --cbench FILE         cbench's persistent objects (a parameter file, docs/cbench.md): r\n"
+    "                        iterations on the objects layer, TIDE_GLOBAL_LB every lbfreq\n"
+    "  --cbench-set N=V      override parameter N of the file, as cbench's --N V (repeatable)\n"
+    "  --cbench-mode M       loop (default): the iterations; round: one rescheduling round of\n"
+    "                        iteration 1's loads, as --global for the other workloads\n"
     "  --moves FILE          write \"phase from to count\" of every offload (tests)\n"
     "  --quiet               no summary line\n"
     "SimGrid's own options (--cfg=..., --log=...) pass through. Exit codes: 0 ok, 2 bad options,\n"
@@ -63,6 +68,7 @@ const char sim_usage[] =
 static const char *const offload_names[] = {"rr", "packed", nullptr};
 static const char *const pred_names[] = {"model", "exact", nullptr};
 static const char *const net_names[] = {"exact", "fast", nullptr};
+static const char *const cbench_modes[] = {"loop", "round", nullptr};
 
 const char *sim_offload_name(int k)
 {
@@ -159,6 +165,7 @@ typedef enum {
     K_SLOW,  /* --slow R:F,... */
     K_NOISE, /* --jitter, --disturb P:F */
     K_COSTS, /* --samoa-cost D,W,C */
+    K_CBSET, /* --cbench-set NAME=VALUE */
     K_ALIAS, /* an option for a TIDE_* knob (choices[0] names it) */
     K_GLOBAL /* TIDE_GLOBAL_LB: a strategy of strategies/global */
 } knob_kind;
@@ -189,6 +196,7 @@ static const knob_row knobs[] = {
     {"TIDE_GLOBAL_LB", K_GLOBAL, AT(global_lb), 0, 0, nullptr},
     {"TIDE_PACKDROP_TOLERANCE", K_DOUBLE, AT(packdrop_tolerance), 0, 10, nullptr},
     {"TIDE_GOSSIP_FANOUT", K_INT, AT(gossip_fanout), 1, 1024, nullptr},
+    {"TIDE_LB_PERIOD", K_INT, AT(lb_period), 1, 1000000000, nullptr},
     {"TIDE_POLL_SPIN", K_INT, AT(poll_spin), 0, 100000000, nullptr},
     {"TIDE_COMM_CPU", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_VERBOSE", K_IGNORED, 0, 0, 0, nullptr},
@@ -204,6 +212,8 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
         if (parse_long(k->name, v, (long)k->min, (long)k->max, &l, err, len)) return -1;
         if (k->field == AT(seed))
             c->seed = (uint64_t)l;
+        else if (k->field == AT(cbench_test_twice))
+            c->cbench_test_twice = l;
         else if (k->field == AT(noise.seed))
             c->noise.seed = (uint64_t)l;
         else
@@ -229,6 +239,7 @@ static int set_row(sim_config *c, const knob_row *k, const char *v, char *err, s
     case K_TASKS:
     case K_SLOW:
     case K_COSTS:
+    case K_CBSET:
     case K_ALIAS:
         return 0; /* options only: set_option handles them */
     case K_LB:
@@ -346,6 +357,7 @@ static void defaults(sim_config *c)
     c->seed = 1;
     c->global_migrate = 1;
     c->samoa_steps = 1;
+    c->cbench_test_twice = -1;
     /* samoa_proxy --calibrate's figures on this machine (docs/samoa_proxy.md) */
     c->samoa_cost_us[0] = 0.004030;
     c->samoa_cost_us[1] = 0.051537;
@@ -463,6 +475,10 @@ static const knob_row options[] = {
     {"--samoa", K_INT, AT(samoa_depth), 1, 20, nullptr},
     {"--samoa-steps", K_INT, AT(samoa_steps), 1, 1000000, nullptr},
     {"--samoa-cost", K_COSTS, 0, 0, 0, nullptr},
+    {"--cbench", K_TEXT, AT(cbench), 0, 0, nullptr},
+    {"--cbench-set", K_CBSET, 0, 0, 0, nullptr},
+    {"--cbench-mode", K_CHOICE, AT(cbench_mode), 0, 0, cbench_modes},
+    {"--cbench-test-twice", K_INT, AT(cbench_test_twice), 0, 10000000, nullptr},
 };
 
 /* --samoa-cost DRY,WET,COAST: microseconds per cell of each class. */
@@ -488,6 +504,12 @@ static int set_option(sim_config *c, const char *o, const char *v, char *err, si
         if (k.kind == K_TASKS) return parse_list(o, v, c, err, len);
         if (k.kind == K_SLOW) return parse_slow(o, v, c, err, len);
         if (k.kind == K_COSTS) return parse_costs(o, v, c, err, len);
+        if (k.kind == K_CBSET) {
+            if (!strchr(v, '=') || v[0] == '=' || c->ncbench_set == SIM_CBENCH_SET_MAX)
+                return bad(err, len, o, v, "NAME=VALUE, a cbench parameter (at most 64)");
+            c->cbench_set[c->ncbench_set++] = v;
+            return 0;
+        }
         return set_row(c, &k, v, err, len);
     }
     snprintf(err, len, "tide-sim: unknown option '%s' (see tide-sim --help)", o);
@@ -538,6 +560,22 @@ int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len)
         snprintf(err, len, "tide-sim: --replay and --samoa are two workloads: give one");
         return -1;
     }
+    if (c->cbench[0] && (c->replay[0] || c->samoa_depth)) {
+        snprintf(err, len, "tide-sim: --cbench is a workload of its own: drop --replay or --samoa");
+        return -1;
+    }
+    if (c->ncbench_set && !c->cbench[0]) {
+        snprintf(err, len, "tide-sim: --cbench-set needs --cbench FILE");
+        return -1;
+    }
+    if (c->cbench[0] && strcmp(c->lb, "none") != 0) {
+        snprintf(err, len,
+                 "tide-sim: TIDE_LB=%s with --cbench: offloading object tasks is not simulated "
+                 "(the objects run where they live; docs/sim.md)",
+                 c->lb);
+        return -1;
+    }
+    if (c->cbench[0]) c->workload = SIM_WL_CBENCH;
     if (c->replay[0]) c->workload = SIM_WL_REPLAY;
     if (c->samoa_depth) c->workload = SIM_WL_SAMOA;
     resolve_platform(c);

@@ -39,6 +39,7 @@ struct gmsg {
     std::vector<proposal> props;
     std::vector<unsigned char> answers;
     int64_t objects;
+    double object_bytes; /* the migrating objects' states */
 };
 
 struct gsim;
@@ -49,6 +50,7 @@ struct grank {
     sg::Host *host;
     sg::Mailbox *mb[NTAGS];
     std::vector<double> w;     /* this rank's objects' loads */
+    std::vector<double> wb;    /* their states' bytes (empty: the workload's task bytes) */
     std::vector<int32_t> dest; /* their new owners */
     double load;
     uint64_t rng;
@@ -73,7 +75,10 @@ struct gsim {
     double lat, bw;
     tide_packdrop_globals g;
     std::vector<int32_t> central; /* the centralized mapping, all objects in rank order */
+    std::vector<long> off;        /* rank r's objects in it: [off[r], off[r+1]) */
     double t_cpu;                 /* its measured compute time */
+    double t_gather;              /* the centralized allgather's time */
+    double bytes_moved;
     long gossip_rounds, handshake_rounds, messages, proposals, refused, unplaced, moved;
     double t_decided, t_done;
 };
@@ -127,7 +132,7 @@ std::vector<gmsg *> exchange(grank *R, int tag, double bytes_each)
     std::vector<sg::CommPtr> sends;
     for (auto &o : R->out) {
         double bytes = 32 + bytes_each * (double)(o.second->gossip.size() + o.second->props.size());
-        bytes += (double)R->G->cfg->task_bytes * (double)o.second->objects;
+        bytes += o.second->object_bytes;
         sends.push_back(R->G->r[(size_t)o.first].mb[tag]->put_async(o.second, (uint64_t)bytes));
         R->G->messages++;
     }
@@ -143,7 +148,7 @@ std::vector<gmsg *> exchange(grank *R, int tag, double bytes_each)
 gmsg *out_to(grank *R, int dest)
 {
     gmsg *&m = R->out[dest];
-    if (!m) m = new gmsg{R->id, {}, {}, {}, 0};
+    if (!m) m = new gmsg{R->id, {}, {}, {}, 0, 0.0};
     return m;
 }
 
@@ -210,7 +215,7 @@ template <typename F> void handshake(grank *R, F on_answer)
             asked[o.first].push_back(p.handle);
     std::vector<sg::CommPtr> replies;
     for (gmsg *in : exchange(R, T_PROPOSE, sizeof(proposal))) {
-        gmsg *a = new gmsg{R->id, {}, {}, {}, 0};
+        gmsg *a = new gmsg{R->id, {}, {}, {}, 0, 0.0};
         for (const proposal &p : in->props) {
             bool ok = pd ? tide_packdrop_accept(R->load, p.load, &G->g)
                          : tide_distributed_accept(R->load, p.load, R->threshold);
@@ -380,16 +385,21 @@ void distributed(grank *R)
 
 /* Every rank gathers all loads and computes the same mapping: computed once here, its CPU time
  * charged to every rank. */
-void centralized(grank *R, const std::vector<long> &off)
+void centralized(grank *R)
 {
     gsim *G = R->G;
+    double t0 = now();
     collective(R, 16.0 * (double)R->w.size()); /* each object's id and load */
     if (R->id == 0) {
+        G->t_gather = now() - t0;
         std::vector<double> load;
         std::vector<int32_t> owner;
-        for (const grank &x : G->r)
+        G->off.assign(1, 0);
+        for (const grank &x : G->r) {
             for (double v : x.w)
                 load.push_back(v), owner.push_back(x.id);
+            G->off.push_back((long)load.size());
+        }
         G->central.assign(load.size() + 1, 0);
         tide_global_input in = {G->P,        (int64_t)load.size(),
                                 load.data(), owner.data(),
@@ -405,15 +415,20 @@ void centralized(grank *R, const std::vector<long> &off)
     G->barrier->wait();
     sg::this_actor::sleep_for(G->t_cpu);
     for (size_t i = 0; i < R->w.size(); i++)
-        R->dest[i] = G->central[(size_t)off[(size_t)R->id] + i];
+        R->dest[i] = G->central[(size_t)G->off[(size_t)R->id] + i];
 }
 
 /* The objects to their new owners (one message per pair), then the moves' allgather. */
 void migrate(grank *R, bool gather_moves)
 {
     int64_t moved = 0;
-    for (size_t i = 0; i < R->dest.size(); i++)
-        if (R->dest[i] != R->id) out_to(R, R->dest[i])->objects++, moved++;
+    for (size_t i = 0; i < R->dest.size(); i++) {
+        if (R->dest[i] == R->id) continue;
+        double bytes = R->wb.empty() ? R->G->cfg->task_bytes : R->wb[i];
+        gmsg *m = out_to(R, R->dest[i]);
+        m->objects++, m->object_bytes += bytes, moved++;
+        R->G->bytes_moved += bytes;
+    }
     R->G->moved += moved;
     if (!R->G->cfg->global_migrate) { /* the decision only: nothing travels */
         for (auto &o : R->out)
@@ -426,7 +441,8 @@ void migrate(grank *R, bool gather_moves)
     if (gather_moves) collective(R, 12.0 * (double)moved);
 }
 
-void rank_actor(grank *R, const std::vector<long> *off)
+/* One round on every rank together: the decision, then the migration. */
+void round(grank *R)
 {
     gsim *G = R->G;
     G->barrier->wait();
@@ -436,7 +452,7 @@ void rank_actor(grank *R, const std::vector<long> *off)
     else if (G->st->protocol == TIDE_GLOBAL_PROTO_DISTRIBUTED)
         distributed(R);
     else
-        centralized(R, *off);
+        centralized(R);
     G->barrier->wait();
     if (R->id == 0) G->t_decided = now() - t0;
     migrate(R, G->st->protocol != TIDE_GLOBAL_CENTRAL);
@@ -446,27 +462,90 @@ void rank_actor(grank *R, const std::vector<long> *off)
 
 } // namespace
 
-/* The objects: rank r's tasks of the workload's first phase, with their times as loads. */
-static std::vector<long> make_objects(gsim *G, const sim_workload *wl)
+struct sim_global {
+    gsim G;
+};
+
+sim_global *sim_global_new(const sim_config *c, int P, const std::vector<sg::Host *> &hosts,
+                           int ranks_per_host, double lat, double bw)
 {
-    std::vector<long> off((size_t)G->P + 1, 0);
-    for (int r = 0; r < G->P; r++) {
-        grank *R = &G->r[(size_t)r];
-        int n = wl->ntasks[0][(size_t)r];
-        for (int k = 0; k < n; k++)
-            R->w.push_back(sim_task_dur(wl, 0, r, k) * noise_factor(&G->cfg->noise, 0, r, k));
-        R->dest.assign((size_t)n, r);
-        R->load = 0;
-        for (double v : R->w)
-            R->load += v;
-        off[(size_t)r + 1] = off[(size_t)r] + n;
+    sim_global *S = new sim_global();
+    gsim &G = S->G;
+    G.cfg = c;
+    G.st = tide_global_find(c->global_lb);
+    tide_global_params_default(&G.prm);
+    G.prm.seed = c->seed;
+    G.prm.packdrop_tolerance = c->packdrop_tolerance;
+    G.prm.gossip_fanout = c->gossip_fanout;
+    G.P = P;
+    G.lat = lat;
+    G.bw = bw;
+    G.barrier = sg::Barrier::create((unsigned)G.P);
+    G.sums.assign((size_t)G.P, 0.0);
+    G.reduced = -1;
+    G.r.resize((size_t)G.P);
+    for (int r = 0; r < G.P; r++) {
+        grank *R = &G.r[(size_t)r];
+        R->G = &G;
+        R->id = r;
+        R->host = hosts[(size_t)(r / ranks_per_host)];
+        for (int t = 0; t < NTAGS; t++)
+            R->mb[t] = sg::Mailbox::by_name("g" + std::to_string(t) + "-" + std::to_string(r));
     }
-    return off;
+    return S;
+}
+
+void sim_global_set_objects(sim_global *S, int rank, const std::vector<double> &load,
+                            const std::vector<double> &bytes)
+{
+    grank *R = &S->G.r[(size_t)rank];
+    R->w = load;
+    R->wb = bytes;
+    R->dest.assign(load.size(), rank);
+    R->load = 0;
+    for (double v : R->w)
+        R->load += v;
+}
+
+void sim_global_attach(sim_global *S, int rank, sg::ActorPtr a)
+{
+    for (sg::Mailbox *m : S->G.r[(size_t)rank].mb)
+        m->set_receiver(a);
+}
+
+const std::vector<int32_t> &sim_global_round(sim_global *S, int rank, uint64_t seed)
+{
+    grank *R = &S->G.r[(size_t)rank];
+    S->G.prm.seed = seed; /* every rank writes the same value before the first barrier */
+    S->G.t_gather = 0;
+    R->rng = tide_global_rank_seed(seed, rank);
+    round(R);
+    return R->dest;
+}
+
+void sim_global_collective(sim_global *S, int rank, double bytes)
+{
+    collective(&S->G.r[(size_t)rank], bytes);
+}
+
+void sim_global_stats_get(const sim_global *S, sim_global_stats *out)
+{
+    const gsim &G = S->G;
+    *out = sim_global_stats{G.t_decided,   G.t_gather, G.t_cpu,         G.t_done,          G.moved,
+                            G.bytes_moved, G.messages, G.gossip_rounds, G.handshake_rounds};
+}
+
+void sim_global_free(sim_global *S)
+{
+    for (grank &R : S->G.r)
+        for (sg::Mailbox *m : R.mb)
+            m->set_receiver(nullptr);
+    delete S;
 }
 
 static void summarize(const gsim *G, FILE *f, bool json)
 {
-    std::vector<double> load, after((size_t)G->P, 0.0);
+    std::vector<double> load;
     std::vector<int32_t> owner, dest;
     for (const grank &R : G->r)
         for (size_t i = 0; i < R.w.size(); i++)
@@ -497,50 +576,37 @@ static void summarize(const gsim *G, FILE *f, bool json)
                 G->refused, G->unplaced);
 }
 
-int sim_global_run(const sim_config *c, const sim_workload *wl,
-                   const std::vector<sg::Host *> &hosts, int ranks_per_host, double lat, double bw,
-                   char *err, size_t len)
+static int sim_global_report(const sim_global *S, char *err, size_t len)
 {
-    gsim G = {};
-    G.cfg = c;
-    G.st = tide_global_find(c->global_lb);
-    tide_global_params_default(&G.prm);
-    G.prm.seed = c->seed;
-    G.prm.packdrop_tolerance = c->packdrop_tolerance;
-    G.prm.gossip_fanout = c->gossip_fanout;
-    G.P = wl->ranks;
-    G.lat = lat;
-    G.bw = bw;
-    G.barrier = sg::Barrier::create((unsigned)G.P);
-    G.sums.assign((size_t)G.P, 0.0);
-    G.reduced = -1;
-    G.r.resize((size_t)G.P);
-    for (int r = 0; r < G.P; r++) {
-        grank *R = &G.r[(size_t)r];
-        R->G = &G;
-        R->id = r;
-        R->host = hosts[(size_t)(r / ranks_per_host)];
-        R->rng = tide_global_rank_seed(c->seed, r);
-        for (int t = 0; t < NTAGS; t++)
-            R->mb[t] = sg::Mailbox::by_name("g" + std::to_string(t) + "-" + std::to_string(r));
-    }
-    std::vector<long> off = make_objects(&G, wl);
-    for (grank &R : G.r) {
-        sg::ActorPtr a =
-            sg::Actor::create("global-" + std::to_string(R.id), R.host, rank_actor, &R, &off);
-        for (sg::Mailbox *m : R.mb)
-            m->set_receiver(a);
+    const sim_config *c = S->G.cfg;
+    if (!c->quiet) summarize(&S->G, stdout, false);
+    if (!c->stats[0]) return 0;
+    FILE *f = fopen(c->stats, "w");
+    if (!f) return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->stats), 2;
+    summarize(&S->G, f, true);
+    if (fclose(f)) return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->stats), 2;
+    return 0;
+}
+
+static void one_round(sim_global *S, int rank)
+{
+    sim_global_round(S, rank, S->G.cfg->seed);
+}
+
+int sim_global_run_objects(const sim_config *c, const std::vector<std::vector<double>> &load,
+                           const std::vector<std::vector<double>> &bytes,
+                           const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                           size_t len)
+{
+    sim_global *S = sim_global_new(c, (int)load.size(), hosts, 1, lat, bw);
+    for (size_t r = 0; r < load.size(); r++) {
+        sim_global_set_objects(S, (int)r, load[r], bytes[r]);
+        sim_global_attach(
+            S, (int)r,
+            sg::Actor::create("global-" + std::to_string(r), hosts[r], one_round, S, (int)r));
     }
     sg::Engine::get_instance()->run();
-    for (grank &R : G.r)
-        for (sg::Mailbox *m : R.mb)
-            m->set_receiver(nullptr);
-    if (!c->quiet) summarize(&G, stdout, false);
-    if (c->stats[0]) {
-        FILE *f = fopen(c->stats, "w");
-        if (!f) return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->stats), 2;
-        summarize(&G, f, true);
-        if (fclose(f)) return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->stats), 2;
-    }
-    return 0;
+    int rc = sim_global_report(S, err, len);
+    sim_global_free(S);
+    return rc;
 }

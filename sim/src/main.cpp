@@ -155,11 +155,13 @@ static int run(sim *S, std::vector<char *> *sgargs, char *err, size_t len)
     if (place_ranks(S, &e, err, len)) return 2;
     sim_coll_init(S);
     int rc = 0;
-    if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) {
-        std::vector<sg::Host *> hosts;
-        for (const sim_rank &R : S->ranks)
-            hosts.push_back(R.host);
-        rc = sim_global_run(&cfg, S->wl, hosts, 1, S->coll_lat, S->coll_bw, err, len);
+    std::vector<sg::Host *> hosts;
+    for (const sim_rank &R : S->ranks)
+        hosts.push_back(R.host);
+    if (cfg.workload == SIM_WL_CBENCH) {
+        rc = sim_cbench_run(&cfg, S->wl, hosts, S->coll_lat, S->coll_bw, err, len);
+    } else if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) {
+        rc = sim_global_run(&cfg, S->wl, hosts, S->coll_lat, S->coll_bw, err, len);
     } else {
         sim_poll_init(S, S->ranks[0].host);
         if (cfg.net == SIM_NET_FAST) sim_net_init(S);
@@ -190,7 +192,9 @@ int main(int argc, char **argv)
     S.log.assign((size_t)wl.phases, std::vector<sim_record>((size_t)S.P));
     if (cfg.moves[0]) S.moves.resize((size_t)wl.phases);
     int rc = run(&S, &sgargs, err, sizeof err);
+    sim_cbench_free(&wl);
     if (rc) return die(rc, err);
+    if (cfg.workload == SIM_WL_CBENCH) return 0;                          /* reported there */
     if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) return 0; /* reported there */
     if (S.violations) {
         snprintf(err, sizeof err, "%ld exactly-once violations; the first: %s", S.violations,

@@ -37,7 +37,9 @@ namespace sg = simgrid::s4u;
 
 enum { SIM_OFFLOAD_RR = 0, SIM_OFFLOAD_PACKED = 1 };
 enum { SIM_PRED_MODEL = 0, SIM_PRED_EXACT = 1 };
-enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1, SIM_WL_SAMOA = 2 };
+enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1, SIM_WL_SAMOA = 2, SIM_WL_CBENCH = 3 };
+enum { SIM_CBENCH_LOOP = 0, SIM_CBENCH_ROUND = 1 };
+#define SIM_CBENCH_SET_MAX 64
 enum { SIM_NET_EXACT = 0, SIM_NET_FAST = 1 };
 
 #define SIM_MAX_SLOW 64
@@ -61,8 +63,13 @@ typedef struct sim_config {
     int nslow, slow_from;
     noise_spec noise; /* --jitter, --disturb, --noise-seed: mxm's noise, task by task */
     char replay[1024];
-    int samoa_depth, samoa_steps; /* --samoa DEPTH (0: off), --samoa-steps K */
-    double samoa_cost_us[3];      /* --samoa-cost: us per dry, wet, coast cell */
+    int samoa_depth, samoa_steps;               /* --samoa DEPTH (0: off), --samoa-steps K */
+    double samoa_cost_us[3];                    /* --samoa-cost: us per dry, wet, coast cell */
+    char cbench[1024];                          /* --cbench FILE: cbench's objects (cbench.cpp) */
+    const char *cbench_set[SIM_CBENCH_SET_MAX]; /* --cbench-set NAME=VALUE (argv strings) */
+    int ncbench_set, cbench_mode;
+    long cbench_test_twice; /* tests: this object runs twice in iteration 1 (-1: none) */
+    int lb_period;          /* TIDE_LB_PERIOD (0: not given): the loop's period without lbfreq */
     /* Tide's knobs (the same names and ranges as libtide's, docs/config.md) */
     char lb[32];
     int offload, round_us, poll_spin, poll_sleep_max_us, pred_mode;
@@ -95,8 +102,9 @@ typedef struct sim_workload {
     std::vector<std::vector<double>> dur;
     std::vector<std::vector<std::vector<double>>> task_dur; /* [p][r][k] if tasks differ */
     double task_bytes, result_bytes;
-    int nfeat;      /* per-task features the model sees (0 or 1) */
-    double feature; /* feature 0 of every task (mxm: the matrix size) */
+    struct sim_cbench *cbench; /* --cbench: the objects (cbench.cpp), else NULL */
+    int nfeat;                 /* per-task features the model sees (0 or 1) */
+    double feature;            /* feature 0 of every task (mxm: the matrix size) */
     std::string name;
 } sim_workload;
 
@@ -298,11 +306,49 @@ sim_msg *sim_net_take(sim_rank *R);         /* the receiver's next arrived messa
 
 /* ---- global rescheduling (global.cpp) ---------------------------------------------------- */
 
-/* One rescheduling round of the workload's first-phase tasks as persistent objects under
- * cfg->global_lb; prints and writes (TIDE_STATS) its times. Returns 0 or an exit code. */
+/* One rescheduling round of objects under cfg->global_lb: rank r holds objects of load[r]
+ * seconds and bytes[r] state bytes (empty: the workload's task bytes); prints and writes
+ * (TIDE_STATS) its times. Returns 0 or an exit code. sim_global_run: the workload's first-phase
+ * tasks as the objects (workload.cpp). */
+int sim_global_run_objects(const sim_config *c, const std::vector<std::vector<double>> &load,
+                           const std::vector<std::vector<double>> &bytes,
+                           const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                           size_t len);
 int sim_global_run(const sim_config *c, const sim_workload *wl,
-                   const std::vector<sg::Host *> &hosts, int ranks_per_host, double lat, double bw,
-                   char *err, size_t len);
+                   const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                   size_t len);
+
+/* The same round inside another simulation (the cbench loop, cbench.cpp): objects per rank are
+ * set, then every rank's actor calls sim_global_round together; it returns the new owner of each
+ * of the rank's objects. The counters add up over rounds; the times are the last round's. */
+typedef struct sim_global sim_global;
+typedef struct sim_global_stats {
+    double decision, gather, cpu, total; /* from the round's start; gather: centralized only */
+    long moved;
+    double bytes_moved;
+    long messages, gossip_rounds, handshake_rounds;
+} sim_global_stats;
+sim_global *sim_global_new(const sim_config *c, int P, const std::vector<sg::Host *> &hosts,
+                           int ranks_per_host, double lat, double bw);
+void sim_global_set_objects(sim_global *S, int rank, const std::vector<double> &load,
+                            const std::vector<double> &bytes);
+void sim_global_attach(sim_global *S, int rank, sg::ActorPtr a); /* receives the protocol's */
+const std::vector<int32_t> &sim_global_round(sim_global *S, int rank, uint64_t seed);
+void sim_global_stats_get(const sim_global *S, sim_global_stats *out);
+void sim_global_free(sim_global *S);
+
+/* A collective of `bytes` per rank within a sim_global's ranks (its barrier and model). */
+void sim_global_collective(sim_global *S, int rank, double bytes);
+
+/* ---- cbench's persistent objects (cbench.cpp, objloop.cpp) -------------------------------- */
+
+/* Reads and evaluates --cbench FILE with cbench's own code (w->cbench); an error is cbench's
+ * one line. sim_cbench_run runs the objects loop, or one round (--cbench-mode round), and
+ * reports; it returns 0, 2, or 3 when an object did not run exactly once per iteration. */
+int sim_cbench_make(const sim_config *c, sim_workload *w, char *err, size_t len);
+int sim_cbench_run(const sim_config *c, const sim_workload *w, const std::vector<sg::Host *> &hosts,
+                   double lat, double bw, char *err, size_t len);
+void sim_cbench_free(sim_workload *w);
 
 /* ---- the comm thread's polling (poll.cpp) --------------------------------------------------- */
 
@@ -352,5 +398,6 @@ void sim_record_fill(sim_rank *R, sim_record *rec);
 int sim_stats_write(const sim *S, const char *path, char *err, size_t len);
 int sim_moves_write(const sim *S, const char *path, char *err, size_t len);
 void sim_stats_print_summary(const sim *S, FILE *out);
+void sim_json_string(FILE *f, const char *s); /* s quoted and escaped */
 
 #endif

@@ -26,7 +26,7 @@ void sim_record_fill(sim_rank *R, sim_record *rec)
     rec->bytes_sent = R->bytes_sent;
 }
 
-static void json_string(FILE *f, const char *s)
+void sim_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -131,10 +131,10 @@ static void write_config(FILE *f, const sim *S)
             c->pred.retrain_err, tide_solver_name(c->pred.solver),
             c->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->pred.guard, c->pred.spike);
     fprintf(f, "    \"sim\": {\"platform\": ");
-    json_string(f, c->platform);
+    sim_json_string(f, c->platform);
     fprintf(f, ", \"ranks_per_host\": %d, \"net\": \"%s\", \"workload\": ", S->ranks_per_host,
             c->net == SIM_NET_FAST ? "fast" : "exact");
-    json_string(f, S->wl->name.c_str());
+    sim_json_string(f, S->wl->name.c_str());
     fprintf(f,
             ", \"task_bytes\": %.17g, \"result_bytes\": %.17g, \"coll_latency\": %.9g, "
             "\"coll_bandwidth\": %.9g, \"coll_overhead\": %.9g}},\n",

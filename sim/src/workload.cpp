@@ -44,6 +44,7 @@ int sim_workload_make(const sim_config *c, sim_workload *w, char *err, size_t le
 {
     w->task_bytes = c->task_bytes;
     w->result_bytes = c->result_bytes;
+    w->cbench = nullptr;
     if (c->workload == SIM_WL_REPLAY) {
         if (sim_replay_load(c->replay, w, err, len)) return -1;
         if (c->iters < w->phases) {
@@ -54,6 +55,7 @@ int sim_workload_make(const sim_config *c, sim_workload *w, char *err, size_t le
         return 0;
     }
     if (c->workload == SIM_WL_SAMOA) return sim_samoa_make(c, w, err, len);
+    if (c->workload == SIM_WL_CBENCH) return sim_cbench_make(c, w, err, len);
     return make_mxm(c, w, err, len);
 }
 
@@ -66,4 +68,17 @@ double sim_slowdown(const sim *S, int rank, int phase)
     for (int i = 0; i < c->nslow; i++)
         if (c->slow[i].rank == rank) f *= c->slow[i].factor;
     return f;
+}
+
+/* The objects of --global: rank r's tasks of the first phase, with their times (and mxm's noise)
+ * as loads. */
+int sim_global_run(const sim_config *c, const sim_workload *wl,
+                   const std::vector<sg::Host *> &hosts, double lat, double bw, char *err,
+                   size_t len)
+{
+    std::vector<std::vector<double>> load((size_t)wl->ranks), bytes((size_t)wl->ranks);
+    for (int r = 0; r < wl->ranks; r++)
+        for (int k = 0; k < wl->ntasks[0][(size_t)r]; k++)
+            load[(size_t)r].push_back(sim_task_dur(wl, 0, r, k) * noise_factor(&c->noise, 0, r, k));
+    return sim_global_run_objects(c, load, bytes, hosts, lat, bw, err, len);
 }
