@@ -42,7 +42,7 @@ void sim_receiver_actor(sim_rank *R)
 {
     sg::Actor::self()->daemonize();
     for (;;) {
-        sim_msg *m = R->S->cfg->net == SIM_NET_FAST ? sim_net_take(R) : R->mbox->get<sim_msg>();
+        sim_msg *m = R->S->cfg->net != SIM_NET_EXACT ? sim_net_take(R) : R->mbox->get<sim_msg>();
         double arrived = now(), turn;
         R->rx_waiting = true;
         std::unique_lock<sg::Mutex> lk(*R->mu);

@@ -41,8 +41,9 @@ const char sim_usage[] =
     "  --replay FILE         a real run's TIDE_STATS document: every rank's load per phase,\n"
     "                        spread evenly over its tasks (instead of the mxm workload)\n"
     "  --pred model|exact    loads from the predictor library (default), or the true loads\n"
-    "  --net exact|fast      messages as SimGrid flows (default), or an endpoint model that\n"
-    "                        scales to thousands of ranks (docs/sim.md, \"Scale\")\n"
+    "  --net exact|fast|fair messages as SimGrid flows (default), or an endpoint model that\n"
+    "                        scales to thousands of ranks: links first come first served\n"
+    "                        (fast) or shared fairly (fair) (docs/sim.md, \"Scale\")\n"
     "  --lb NAME  --offload rr|packed  --seed S  --round-us US  --stats FILE\n"
     "                        the same as TIDE_LB, TIDE_OFFLOAD, TIDE_SEED, TIDE_ROUND_US, "
     "TIDE_STATS\n"
@@ -67,7 +68,7 @@ const char sim_usage[] =
 
 static const char *const offload_names[] = {"rr", "packed", nullptr};
 static const char *const pred_names[] = {"model", "exact", nullptr};
-static const char *const net_names[] = {"exact", "fast", nullptr};
+static const char *const net_names[] = {"exact", "fast", "fair", nullptr};
 static const char *const cbench_modes[] = {"loop", "round", nullptr};
 
 const char *sim_offload_name(int k)

@@ -164,7 +164,7 @@ static int run(sim *S, std::vector<char *> *sgargs, char *err, size_t len)
         rc = sim_global_run(&cfg, S->wl, hosts, S->coll_lat, S->coll_bw, err, len);
     } else {
         sim_poll_init(S, S->ranks[0].host);
-        if (cfg.net == SIM_NET_FAST) sim_net_init(S);
+        if (cfg.net != SIM_NET_EXACT) sim_net_init(S);
         start_actors(S);
         e.run();
     }

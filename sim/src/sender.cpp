@@ -23,7 +23,7 @@ static void start_send(sim_rank *R, sim_msg *m, bool channel)
         R->inflight += m->bytes;
     }
     R->bytes_sent += m->bytes;
-    if (R->S->cfg->net == SIM_NET_FAST)
+    if (R->S->cfg->net != SIM_NET_EXACT)
         sim_net_send(R, m);
     else
         R->S->ranks[(size_t)m->dest].mbox->put_init(m, (uint64_t)m->bytes)->detach();

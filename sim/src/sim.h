@@ -26,6 +26,7 @@ extern "C" {
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <memory>
 #include <queue>
 #include <unordered_map>
 #include <string>
@@ -40,7 +41,7 @@ enum { SIM_PRED_MODEL = 0, SIM_PRED_EXACT = 1 };
 enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1, SIM_WL_SAMOA = 2, SIM_WL_CBENCH = 3 };
 enum { SIM_CBENCH_LOOP = 0, SIM_CBENCH_ROUND = 1 };
 #define SIM_CBENCH_SET_MAX 64
-enum { SIM_NET_EXACT = 0, SIM_NET_FAST = 1 };
+enum { SIM_NET_EXACT = 0, SIM_NET_FAST = 1, SIM_NET_FAIR = 2 };
 
 #define SIM_MAX_SLOW 64
 #define SIM_LB_KNOBS_MAX 64
@@ -159,11 +160,14 @@ typedef struct sim_record {
 
 struct sim;
 
-/* A message of --net fast on its way: it reaches the receiver at time at (net.cpp). */
+/* A message of --net fast on its way: it reaches the receiver at time at, or later when its
+ * flow (shared links, net.cpp) says so when at comes. */
+struct net_flow;
 typedef struct sim_inbox_entry {
     double at;
     uint64_t seq; /* ties in sending order */
     sim_msg *m;
+    std::shared_ptr<net_flow> flow; /* null: at is final */
     bool operator>(const sim_inbox_entry &o) const
     {
         return at > o.at || (at == o.at && seq > o.seq);
@@ -201,7 +205,7 @@ typedef struct sim_rank {
     std::vector<unsigned char> busy; /* per destination: a message on its way (sender.cpp) */
     double inflight;                 /* bytes of those messages */
     bool send_kick;                  /* work or a free channel for the sender */
-    /* --net fast: messages on their way here, earliest first (net.cpp) */
+    /* --net fast|fair: messages on their way here, earliest first (net.cpp) */
     std::priority_queue<sim_inbox_entry, std::vector<sim_inbox_entry>,
                         std::greater<sim_inbox_entry>>
         inbox;
@@ -248,8 +252,9 @@ typedef struct sim {
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
      * less than an execution and gives the same times (otherwise executions share cores). */
     bool exec_sleeps;
-    /* --net fast (net.cpp): per host, when its link out and its link in are free; routes by
-     * host pair */
+    /* --net fast|fair (net.cpp): per host, its link out and its link in (fair: the messages
+     * sharing each; fast: when each is free); routes by host pair */
+    std::shared_ptr<struct net_links> net_links;
     std::vector<double> net_out_free, net_in_free;
     std::unordered_map<uint64_t, std::pair<double, double>> net_routes;
     uint64_t net_seq;
@@ -298,7 +303,8 @@ void sim_comm_actor(sim_rank *R);
 /* The comm actor waits for an event (sim_wake_comm) or the deadline; true on an event. */
 bool sim_wait_event(sim_rank *R, double deadline);
 
-/* ---- --net fast (net.cpp) ----------------------------------------------------------------- */
+/* ---- --net fast|fair (net.cpp) -----------------------------------------------------------------
+ */
 
 void sim_net_init(sim *S);
 void sim_net_send(sim_rank *R, sim_msg *m); /* m on its way to m->dest, without a flow */
