@@ -34,7 +34,6 @@ struct net_flow {
 typedef struct net_share {
     double last; /* the time the loads below are for */
     std::vector<std::pair<std::shared_ptr<net_flow>, double>> on;
-    bool in; /* a link in: sets in_end, else out_end */
 } net_share;
 
 struct net_links {
@@ -65,8 +64,10 @@ static void share_advance(net_share *L, double t)
     L->last = t;
 }
 
-/* Adds a message of load wire at time t and predicts when each message on the link is done. */
-static void share_add(net_share *L, double t, const std::shared_ptr<net_flow> &fl, double wire)
+/* Adds a message of load wire at time t and predicts when each message on the link is done,
+ * into end (out_end for a link out, in_end for a link in). */
+static void share_add(net_share *L, double t, const std::shared_ptr<net_flow> &fl, double wire,
+                      double net_flow::*end)
 {
     share_advance(L, t);
     L->on.emplace_back(fl, wire);
@@ -83,7 +84,7 @@ static void share_add(net_share *L, double t, const std::shared_ptr<net_flow> &f
         at += (o.first - before) * n;
         before = o.first;
         n -= 1;
-        (L->in ? o.second->in_end : o.second->out_end) = at;
+        o.second->*end = at;
     }
 }
 
@@ -111,8 +112,8 @@ void sim_net_init(sim *S)
 {
     size_t hosts = (size_t)(S->P + S->ranks_per_host - 1) / (size_t)S->ranks_per_host;
     S->net_links = std::make_shared<net_links>();
-    S->net_links->out.assign(hosts, net_share{0, {}, false});
-    S->net_links->in.assign(hosts, net_share{0, {}, true});
+    S->net_links->out.assign(hosts, net_share{0, {}});
+    S->net_links->in.assign(hosts, net_share{0, {}});
     S->net_out_free.assign(hosts, 0);
     S->net_in_free.assign(hosts, 0);
     S->net_seq = 0;
@@ -144,8 +145,8 @@ void sim_net_send(sim_rank *R, sim_msg *m)
             end = fcfs_end(S, from, to, t, wire);
         } else {
             fl = std::make_shared<net_flow>(net_flow{t, t, rt.lat});
-            share_add(&S->net_links->out[from], t, fl, wire);
-            share_add(&S->net_links->in[to], t, fl, wire);
+            share_add(&S->net_links->out[from], t, fl, wire, &net_flow::out_end);
+            share_add(&S->net_links->in[to], t, fl, wire, &net_flow::in_end);
             end = std::max(fl->out_end, fl->in_end);
         }
     }
