@@ -45,13 +45,19 @@ void sim_coll_free(void)
         op = coll_op{};
 }
 
+double sim_allgather_time(int P, double lat, double bw, double bytes)
+{
+    if (P < 2) return 0;
+    int steps = 0;
+    while ((1L << steps) < P)
+        steps++;
+    return steps * lat + bytes * (P - 1) / P / bw;
+}
+
 static double coll_cost(const sim *S, double bytes)
 {
-    if (S->P < 2) return 0;
-    int steps = 0;
-    while ((1L << steps) < S->P)
-        steps++;
-    return S->coll_overhead + steps * S->coll_lat + bytes * (S->P - 1) / S->P / S->coll_bw;
+    return S->P < 2 ? 0
+                    : S->coll_overhead + sim_allgather_time(S->P, S->coll_lat, S->coll_bw, bytes);
 }
 
 void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)

@@ -94,10 +94,7 @@ void collective(grank *R, double bytes)
 {
     gsim *G = R->G;
     G->barrier->wait();
-    int steps = 0;
-    while ((1L << steps) < G->P)
-        steps++;
-    if (G->P > 1) sg::this_actor::sleep_for(steps * G->lat + bytes * (G->P - 1) / G->bw);
+    if (G->P > 1) sg::this_actor::sleep_for(sim_allgather_time(G->P, G->lat, G->bw, bytes * G->P));
 }
 
 /* The sum (or the maximum) over all ranks of x (allreduce), in rank order; the first rank to

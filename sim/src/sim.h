@@ -345,6 +345,9 @@ void sim_global_free(sim_global *S);
 
 /* A collective of `bytes` per rank within a sim_global's ranks (its barrier and model). */
 void sim_global_collective(sim_global *S, int rank, double bytes);
+/* A recursive-doubling allgather of `bytes` in all over P ranks: ceil(log2 P) latencies plus the
+ * bytes each rank receives over the bandwidth (coll.cpp's model, also global.cpp's). */
+double sim_allgather_time(int P, double lat, double bw, double bytes);
 
 /* ---- cbench's persistent objects (cbench.cpp, objloop.cpp) -------------------------------- */
 
