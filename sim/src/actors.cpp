@@ -120,13 +120,82 @@ static void phase_open(sim_rank *R, int p)
     R->work_cv->notify_all();
 }
 
+/* What the comm loop waits for besides events: its round's turn (next; INFINITY: none), or
+ * the collective it posted. */
+typedef struct loop_wait {
+    bool posted;
+    double next;
+} loop_wait;
+
+static double loop_deadline(const sim_rank *R, const loop_wait *lw)
+{
+    if (lw->posted) return sim_coll_deadline(R);
+    return std::isfinite(lw->next) ? sim_next_poll(R, lw->next) : INFINITY;
+}
+
+/* The idle comm loop's wait for its next turn (or an event), with the turns at which nothing
+ * can happen skipped: the loop's turns are at t + b, b doubling up to the cap, or at its
+ * deadline; at a turn before the strategy's quiet_until progress does nothing, and before the
+ * deadline the loop does nothing either. Both are judged with the view as it is: a change of
+ * the view (a queue, the last productive turn) wakes the wait, the turns before the change
+ * stand, and the ones from it on are judged afresh. *backoff ends as the back-off of the turn
+ * returned at, as if every turn had run. True on an event. */
+static bool wait_turn(sim_rank *R, const loop_wait *lw, double *backoff)
+{
+    double cap = 1e-6 * R->S->cfg->poll_sleep_max_us, t = now(), b = *backoff;
+    double deadline = loop_deadline(R, lw), w = std::min(deadline, t + b);
+    if (R->S->cfg->idle_turns != SIM_IDLE_SKIP || !R->S->ops->quiet_until || !R->running)
+        return sim_wait_event(R, w);
+    std::unique_lock<sg::Mutex> lk(*R->mu);
+    for (;;) {
+        double quiet = sim_lb_quiet_until(R), t0 = t, b0 = b, w0 = w;
+        long skipped = 0;
+        deadline = loop_deadline(R, lw);
+        while (w < quiet && w < deadline) {
+            t = w;
+            b = std::min(2 * b, cap);
+            w = std::min(deadline, t + b);
+            skipped++;
+            if (quiet == INFINITY && deadline == INFINITY) w = INFINITY; /* only a change */
+        }
+        R->quiet_wait = true;
+        R->view_changed = false;
+        while (!R->comm_event && !R->view_changed && now() < w) {
+            if (std::isfinite(w))
+                R->comm_cv->wait_until(lk, w);
+            else
+                R->comm_cv->wait(lk);
+        }
+        R->quiet_wait = false;
+        bool reached = now() >= w;
+        if (!reached) { /* an event, or the view changed: the turns before now were idle */
+            t = t0;
+            b = b0;
+            w = w0;
+            skipped = 0;
+            while (w < now()) {
+                t = w;
+                b = std::min(2 * b, cap);
+                w = std::min(deadline, t + b);
+                skipped++;
+            }
+        }
+        R->S->turns_skipped += skipped;
+        if (R->comm_event || reached) break;
+    }
+    *backoff = b;
+    bool ev = R->comm_event;
+    R->comm_event = false;
+    return ev;
+}
+
 /* The comm loop's waiting: until an event or the deadline; a strategy with a progress callback
  * is called at each wake, polled with the runtime's back-off (1 us doubling up to
  * TIDE_POLL_SLEEP_MAX_US) while nothing happens. */
-static void idle(sim_rank *R, double deadline, double *backoff)
+static void idle(sim_rank *R, const loop_wait *lw, double *backoff)
 {
-    if (R->S->ops->progress) deadline = std::min(deadline, now() + *backoff);
-    bool ev = sim_wait_event(R, deadline);
+    bool ev =
+        R->S->ops->progress ? wait_turn(R, lw, backoff) : sim_wait_event(R, loop_deadline(R, lw));
     double max = 1e-6 * R->S->cfg->poll_sleep_max_us;
     *backoff = ev ? 1e-6 : std::min(2 * *backoff, max);
     if (R->S->ops->progress && R->running) sim_lb_progress(R);
@@ -136,35 +205,36 @@ static void idle(sim_rank *R, double deadline, double *backoff)
  * (its workers wake the comm thread) joins the next round at once. */
 static void run_rounds(sim_rank *R)
 {
-    double round = 1e-6 * R->S->cfg->round_us, next = now() + round, backoff = 1e-6;
-    bool posted = false;
+    double round = 1e-6 * R->S->cfg->round_us, backoff = 1e-6;
+    loop_wait lw = {false, now() + round};
     for (;;) {
-        if (!posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, next))) {
+        if (!lw.posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, lw.next))) {
             post_status(R);
-            posted = R->coll_waiting = true;
+            lw.posted = R->coll_waiting = true;
         }
-        if (posted && sim_coll_done(R)) {
+        if (lw.posted && sim_coll_done(R)) {
             R->coll_waiting = false;
             const tide_rank_status *all = (const tide_rank_status *)sim_coll_take(R);
-            posted = false;
+            lw.posted = false;
             if (all_done(R, all)) return;
             sim_lb_round(R, all);
-            next = now() + round;
+            lw.next = now() + round;
             continue;
         }
-        idle(R, posted ? sim_coll_deadline(R) : sim_next_poll(R, next), &backoff);
+        idle(R, &lw, &backoff);
     }
 }
 
 static void run_to_end(sim_rank *R)
 {
     double backoff = 1e-6;
+    loop_wait lw = {false, INFINITY};
     while (sim_own_open(R) > 0)
-        idle(R, INFINITY, &backoff);
+        idle(R, &lw, &backoff);
     post_status(R);
-    R->coll_waiting = true;
+    lw.posted = R->coll_waiting = true;
     while (!sim_coll_done(R))
-        idle(R, sim_coll_deadline(R), &backoff);
+        idle(R, &lw, &backoff);
     R->coll_waiting = false;
     sim_coll_take(R);
 }

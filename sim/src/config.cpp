@@ -44,6 +44,9 @@ const char sim_usage[] =
     "  --net exact|fast|fair messages as SimGrid flows (default), or an endpoint model that\n"
     "                        scales to thousands of ranks: links first come first served\n"
     "                        (fast) or shared fairly (fair) (docs/sim.md, \"Scale\")\n"
+    "  --idle-turns skip|every  skip (default): the comm actor skips the idle turns at which\n"
+    "                        the strategy's quiet_until says progress does nothing; every:\n"
+    "                        it runs every one, as libtide does (the same run, slower)\n"
     "  --lb NAME  --offload rr|packed  --seed S  --round-us US  --stats FILE\n"
     "                        the same as TIDE_LB, TIDE_OFFLOAD, TIDE_SEED, TIDE_ROUND_US, "
     "TIDE_STATS\n"
@@ -70,6 +73,7 @@ static const char *const offload_names[] = {"rr", "packed", nullptr};
 static const char *const pred_names[] = {"model", "exact", nullptr};
 static const char *const net_names[] = {"exact", "fast", "fair", nullptr};
 static const char *const cbench_modes[] = {"loop", "round", nullptr};
+static const char *const idle_names[] = {"skip", "every", nullptr};
 
 const char *sim_offload_name(int k)
 {
@@ -464,6 +468,7 @@ static const knob_row options[] = {
     {"--replay", K_TEXT, AT(replay), 0, 0, nullptr},
     {"--pred", K_CHOICE, AT(pred_mode), 0, 0, pred_names},
     {"--net", K_CHOICE, AT(net), 0, 0, net_names},
+    {"--idle-turns", K_CHOICE, AT(idle_turns), 0, 0, idle_names},
     {"--moves", K_TEXT, AT(moves), 0, 0, nullptr},
     {"--lb", K_ALIAS, 0, 0, 0, knob_lb},
     {"--offload", K_ALIAS, 0, 0, 0, knob_offload},

@@ -72,6 +72,7 @@ void sim_local_unlink(sim_rank *R, int tid)
         R->tail = t->prev;
     t->prev = t->next = -1;
     R->nlocal--;
+    sim_view_changed(R);
 }
 
 int sim_local_pop_front(sim_rank *R)
@@ -140,6 +141,7 @@ int sim_pick_task(sim_rank *R, bool *copy)
         *copy = is_copy_here(R, t);
         if (*copy && t->copy == C_CANCELLED) continue; /* counted out when cancelled */
         R->nremote--;
+        sim_view_changed(R);
         if (*copy) t->copy = C_RUNNING; /* state stays the origin's (T_SENT) */
         return tid;
     }
@@ -212,6 +214,7 @@ static void on_tasks(sim_rank *R, sim_msg *m)
         if (m->copy) t->copy = C_QUEUED;
         R->remote.push_back(tid);
         R->nremote++;
+        sim_view_changed(R);
     }
     for (size_t i = 0; i < m->tasks.size(); i++)
         R->work_cv->notify_one();
@@ -253,6 +256,7 @@ static void on_engine_control(sim_rank *R, sim_msg *m)
     if (t->copy != C_QUEUED) return; /* it runs or ran: its result answers */
     t->copy = C_CANCELLED;
     R->nremote--;
+    sim_view_changed(R);
     R->n_cancelled++;
     tide_control ack = {OP_CANCEL_ACK, m->ctl.phase, m->ctl.value, 0};
     sim_queue_control(R, m->src, &ack);

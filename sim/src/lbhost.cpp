@@ -4,6 +4,7 @@
  * libtide's comm thread. */
 #include "sim.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -116,6 +117,16 @@ void sim_lb_round(sim_rank *R, const tide_rank_status *all)
 void sim_lb_progress(sim_rank *R)
 {
     call(R, R->S->ops->progress, nullptr);
+}
+
+double sim_lb_quiet_until(sim_rank *R)
+{
+    if (!R->S->ops->quiet_until) return -INFINITY;
+    /* Without the callback lock: the hint only reads, and an actor runs until its next simcall,
+     * so no callback can interleave; taking the lock would be a scheduling point of its own and
+     * let other actors run first at the same instant, which the turn it stands for is not. */
+    tide_lb_view v = view_of(R, nullptr);
+    return R->S->ops->quiet_until(&v);
 }
 
 void sim_lb_control(sim_rank *R, int src, const tide_control *msg)

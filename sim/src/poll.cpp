@@ -42,9 +42,17 @@ double sim_next_poll(const sim_rank *R, double t)
     return s + std::ceil((t - s) / S->poll_cap) * S->poll_cap;
 }
 
+void sim_view_changed(sim_rank *R)
+{
+    if (!R->quiet_wait) return;
+    R->view_changed = true;
+    R->comm_cv->notify_all();
+}
+
 void sim_mark_active(sim_rank *R)
 {
     R->active_at = sg::Engine::get_clock();
+    sim_view_changed(R);
     if (R->rx_waiting) R->poll_cv->notify_all();
     if (R->coll_waiting) sim_wake_comm(R);
 }

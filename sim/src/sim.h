@@ -42,6 +42,7 @@ enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1, SIM_WL_SAMOA = 2, SIM_WL_CBENCH = 3 };
 enum { SIM_CBENCH_LOOP = 0, SIM_CBENCH_ROUND = 1 };
 #define SIM_CBENCH_SET_MAX 64
 enum { SIM_NET_EXACT = 0, SIM_NET_FAST = 1, SIM_NET_FAIR = 2 };
+enum { SIM_IDLE_SKIP = 0, SIM_IDLE_EVERY = 1 };
 
 #define SIM_MAX_SLOW 64
 #define SIM_LB_KNOBS_MAX 64
@@ -82,6 +83,7 @@ typedef struct sim_config {
     int gossip_fanout;         /* TIDE_GOSSIP_FANOUT */
     int global_migrate;        /* --global-migrate: 0 times the decision only */
     int net;                   /* --net: SimGrid's flows, or the endpoint model (net.cpp) */
+    int idle_turns;            /* --idle-turns: SIM_IDLE_SKIP (default) or SIM_IDLE_EVERY */
     char stats[1024];
     char moves[1024]; /* --moves: "phase from to count" of every offload, for tests */
     int quiet, help;
@@ -197,6 +199,8 @@ typedef struct sim_rank {
     /* the comm thread's polling: its last productive turn, and who waits for its next one */
     double active_at;
     bool rx_waiting, coll_waiting;
+    /* the comm actor skips idle turns (actors.cpp): a change of the strategy's view ends that */
+    bool quiet_wait, view_changed;
     sg::ConditionVariablePtr poll_cv;
     /* the send loop */
     std::map<int, std::deque<int>> outgoing;
@@ -260,6 +264,7 @@ typedef struct sim {
     uint64_t net_seq;
     long violations;     /* exactly-once failures found */
     char violation[256]; /* the first one */
+    long turns_skipped;  /* idle comm-loop turns not run (--idle-turns skip, actors.cpp) */
 } sim;
 
 static inline int sim_host_index(const sim *S, int rank)
@@ -366,6 +371,9 @@ void sim_poll_init(sim *S, const sg::Host *h);
 double sim_next_poll(const sim_rank *R, double t);
 /* A productive turn now: the back-off starts again. */
 void sim_mark_active(sim_rank *R);
+/* The rank's queues (or its comm thread's last productive turn) changed: a comm actor that
+ * skips idle turns must look again. */
+void sim_view_changed(sim_rank *R);
 
 /* ---- the strategy host (lbhost.cpp) ------------------------------------------------------- */
 
@@ -373,6 +381,8 @@ void sim_lb_init(sim_rank *R);
 void sim_lb_phase_begin(sim_rank *R, const tide_rank_status *all);
 void sim_lb_round(sim_rank *R, const tide_rank_status *all);
 void sim_lb_progress(sim_rank *R);
+/* The strategy's quiet_until for the rank's view now; -INFINITY without one. */
+double sim_lb_quiet_until(sim_rank *R);
 void sim_lb_control(sim_rank *R, int src, const tide_control *msg);
 
 /* ---- collectives (coll.cpp) --------------------------------------------------------------- */

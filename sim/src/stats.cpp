@@ -139,8 +139,10 @@ static void write_config(FILE *f, const sim *S)
     sim_json_string(f, S->wl->name.c_str());
     fprintf(f,
             ", \"task_bytes\": %.17g, \"result_bytes\": %.17g, \"coll_latency\": %.9g, "
-            "\"coll_bandwidth\": %.9g, \"coll_overhead\": %.9g}},\n",
-            S->wl->task_bytes, S->wl->result_bytes, S->coll_lat, S->coll_bw, S->coll_overhead);
+            "\"coll_bandwidth\": %.9g, \"coll_overhead\": %.9g, \"idle_turns\": \"%s\", "
+            "\"idle_turns_skipped\": %ld}},\n",
+            S->wl->task_bytes, S->wl->result_bytes, S->coll_lat, S->coll_bw, S->coll_overhead,
+            c->idle_turns == SIM_IDLE_SKIP ? "skip" : "every", S->turns_skipped);
     size_t n;
     const tide_lb_knob *const *k = tide_lb_all_knobs(&n);
     fprintf(f, "  \"lb_knobs\": {");

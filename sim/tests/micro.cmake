@@ -10,3 +10,17 @@ function(to_micro out value)
   math(EXPR v "${int} * 1000000 + ${frac}")
   set(${out} ${v} PARENT_SCOPE)
 endfunction()
+
+# within(OUT A B PARTS PER) sets OUT to TRUE when plain decimals A and B are at most
+# A * PARTS / PER apart (in millionths), else FALSE.
+function(within out a b parts per)
+  to_micro(a_u ${a})
+  to_micro(b_u ${b})
+  math(EXPR diff "${b_u} - ${a_u}")
+  math(EXPR bound "${a_u} * ${parts} / ${per}")
+  if(diff GREATER bound OR diff LESS -${bound})
+    set(${out} FALSE PARENT_SCOPE)
+  else()
+    set(${out} TRUE PARENT_SCOPE)
+  endif()
+endfunction()

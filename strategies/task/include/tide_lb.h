@@ -136,6 +136,12 @@ typedef struct tide_lb_ops {
     void (*round)(const tide_lb_view *v, const tide_lb_actions *a);
     /* Every comm-thread loop turn while the phase runs. */
     void (*progress)(const tide_lb_view *v, const tide_lb_actions *a);
+    /* Optional, with progress: the earliest time at which progress may act while the view
+     * stays as it is (its queues, its state); INFINITY when only a change of the view can make
+     * it act. It must never be late: progress called with this view at any earlier v->now does
+     * nothing. libtide calls progress at every turn regardless; tide-sim skips the idle turns
+     * before it, which gives the same run for a fraction of the simulation's work. */
+    double (*quiet_until)(const tide_lb_view *v);
     /* A control message from rank src; may arrive in any phase (stale ones included), or after
      * the last one (v->running false). */
     void (*control)(const tide_lb_view *v, const tide_lb_actions *a, int src,

@@ -8,6 +8,8 @@
  * so tasks never cross a phase boundary, and stale answers are recognised by their phase. */
 #include "tide_lb.h"
 
+#include <math.h>
+
 enum { WS_REQUEST = 1, WS_ANSWER = 2 };
 enum { K_THRESHOLD, K_AMOUNT, K_BACKOFF_MAX_US };
 
@@ -68,6 +70,17 @@ static void ws_progress(const tide_lb_view *v, const tide_lb_actions *a)
     s->pending_phase = v->phase;
 }
 
+/* ws_progress does nothing before this while the view stays: not with a request out, nor
+ * with tasks queued, nor before the back-off ends. */
+static double ws_quiet_until(const tide_lb_view *v)
+{
+    const ws_state *s = v->state;
+    if (v->size < 2 || v->stopping) return INFINITY;
+    if (s->pending && s->pending_phase == v->phase) return INFINITY;
+    if (v->queued > 0 || v->queued_in > 0) return INFINITY;
+    return s->next_try;
+}
+
 /* Tasks a victim grants: none at or below the threshold, else one or half the surplus. */
 static int grant_for(const tide_lb_view *v)
 {
@@ -120,4 +133,5 @@ const tide_lb_ops tide_lb_ws = {.name = "ws",
                                 .help = "random work stealing",
                                 .phase_begin = ws_begin,
                                 .progress = ws_progress,
+                                .quiet_until = ws_quiet_until,
                                 .control = ws_control};
