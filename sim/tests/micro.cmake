@@ -6,8 +6,9 @@ function(to_micro out value)
   endif()
   set(int ${CMAKE_MATCH_1})
   string(SUBSTRING "${CMAKE_MATCH_3}000000" 0 6 frac)
-  string(REGEX REPLACE "^0+([0-9])" "\\1" frac "${frac}")
-  math(EXPR v "${int} * 1000000 + ${frac}")
+  # 1 before the digits keeps their leading zeros out of the way (a REGEX REPLACE of "^0+"
+  # would match again after each replacement: "010002" became 12)
+  math(EXPR v "${int} * 1000000 + 1${frac} - 1000000")
   set(${out} ${v} PARENT_SCOPE)
 endfunction()
 
