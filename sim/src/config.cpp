@@ -75,6 +75,11 @@ static const char *const net_names[] = {"exact", "fast", "fair", nullptr};
 static const char *const cbench_modes[] = {"loop", "round", nullptr};
 static const char *const idle_names[] = {"skip", "every", nullptr};
 
+const char *sim_net_name(int k)
+{
+    return net_names[k];
+}
+
 const char *sim_offload_name(int k)
 {
     return offload_names[k];
@@ -579,6 +584,12 @@ int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len)
                  "tide-sim: TIDE_LB=%s with --cbench: offloading object tasks is not simulated "
                  "(the objects run where they live; docs/sim.md)",
                  c->lb);
+        return -1;
+    }
+    if (c->cbench[0] && c->net != SIM_NET_EXACT) {
+        snprintf(err, len,
+                 "tide-sim: --net fast|fair with --cbench: the objects' messages are SimGrid "
+                 "flows only (--net exact)");
         return -1;
     }
     if (c->cbench[0]) c->workload = SIM_WL_CBENCH;

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 /* A message on the links: when its last byte leaves its sender's link out and its receiver's
  * link in, as the links' sharing predicts from the messages on them so far. */
@@ -92,20 +93,27 @@ typedef struct net_route {
     double lat, bw;
 } net_route;
 
+/* The route's latency and its narrowest bandwidth. */
+static net_route host_route(sg::Host *a, sg::Host *b)
+{
+    std::vector<sg::Link *> links;
+    double lat = 0, bw = INFINITY;
+    a->route_to(b, links, &lat);
+    for (sg::Link *l : links)
+        if (l->get_bandwidth() < bw) bw = l->get_bandwidth();
+    if (!std::isfinite(bw) || bw <= 0) bw = 1e12;
+    return {lat, bw};
+}
+
 static net_route route_of(sim *S, const sim_rank *a, const sim_rank *b)
 {
     uint64_t key =
         (uint64_t)(uint32_t)sim_host_index(S, a->id) << 32 | (uint32_t)sim_host_index(S, b->id);
     auto it = S->net_routes.find(key);
     if (it != S->net_routes.end()) return {it->second.first, it->second.second};
-    std::vector<sg::Link *> links;
-    double lat = 0, bw = INFINITY;
-    a->host->route_to(b->host, links, &lat);
-    for (sg::Link *l : links)
-        if (l->get_bandwidth() < bw) bw = l->get_bandwidth();
-    if (!std::isfinite(bw) || bw <= 0) bw = 1e12;
-    S->net_routes[key] = {lat, bw};
-    return {lat, bw};
+    net_route rt = host_route(a->host, b->host);
+    S->net_routes[key] = {rt.lat, rt.bw};
+    return rt;
 }
 
 void sim_net_init(sim *S)
@@ -173,4 +181,52 @@ sim_msg *sim_net_take(sim_rank *R)
         else
             R->inbox_cv->wait_until(lk, R->inbox.top().at);
     }
+}
+
+/* A batch that leaves at once under --net fair: processor sharing on each link from a common
+ * start, so a message is done on a link when the link has carried, of every message on it, the
+ * smaller of that one's load and its own. */
+static void batch_share(const std::vector<std::pair<double, size_t>> &on, std::vector<double> *done)
+{
+    std::vector<std::pair<double, size_t>> by_load(on);
+    std::sort(by_load.begin(), by_load.end());
+    double below = 0; /* the loads of the messages before this one in load order */
+    for (size_t k = 0; k < by_load.size(); k++) {
+        double x = by_load[k].first, end = below + x * (double)(by_load.size() - k);
+        (*done)[by_load[k].second] = std::max((*done)[by_load[k].second], end);
+        below += x;
+    }
+}
+
+double sim_net_batch_time(int net, const std::vector<sim_batch_msg> &batch)
+{
+    std::map<std::pair<sg::Host *, sg::Host *>, net_route> routes;
+    std::map<sg::Host *, std::vector<std::pair<double, size_t>>> out, in;
+    std::map<sg::Host *, double> out_free, in_free; /* fast: each link's next free time */
+    std::vector<double> done(batch.size(), 0.0), lat(batch.size());
+    for (size_t i = 0; i < batch.size(); i++) {
+        const sim_batch_msg &m = batch[i];
+        auto key = std::make_pair(m.from, m.to);
+        auto it = routes.find(key);
+        if (it == routes.end()) it = routes.emplace(key, host_route(m.from, m.to)).first;
+        double wire = m.bytes / it->second.bw;
+        lat[i] = it->second.lat;
+        if (m.from == m.to) { /* the loopback: not shared */
+            done[i] = wire;
+        } else if (net == SIM_NET_FAST) { /* one at a time, in the batch's order (fcfs_end) */
+            double end = out_free[m.from] += wire;
+            done[i] = in_free[m.to] = std::max(end, in_free[m.to] + wire);
+        } else {
+            out[m.from].emplace_back(wire, i);
+            in[m.to].emplace_back(wire, i);
+        }
+    }
+    for (auto &l : out)
+        batch_share(l.second, &done);
+    for (auto &l : in)
+        batch_share(l.second, &done);
+    double last = 0;
+    for (size_t i = 0; i < batch.size(); i++)
+        last = std::max(last, done[i] + lat[i]);
+    return last;
 }

@@ -94,6 +94,7 @@ typedef struct sim_config {
 int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len);
 extern const char sim_usage[];
 const char *sim_offload_name(int k);
+const char *sim_net_name(int k); /* SIM_NET_*: "exact", "fast", "fair" */
 
 /* ---- workload (workload.cpp, replay.cpp) -------------------------------------------------- */
 
@@ -314,6 +315,15 @@ bool sim_wait_event(sim_rank *R, double deadline);
 void sim_net_init(sim *S);
 void sim_net_send(sim_rank *R, sim_msg *m); /* m on its way to m->dest, without a flow */
 sim_msg *sim_net_take(sim_rank *R);         /* the receiver's next arrived message; blocks */
+/* A message of a batch that leaves at once (a rescheduling round's migration). */
+typedef struct sim_batch_msg {
+    sg::Host *from, *to;
+    double bytes;
+} sim_batch_msg;
+/* --net fast|fair (SIM_NET_FAST, SIM_NET_FAIR): the time from the batch's start until its last
+ * message has arrived, each host's link out and link in shared as for the phase loop's
+ * messages (net.cpp). */
+double sim_net_batch_time(int net, const std::vector<sim_batch_msg> &batch);
 
 /* ---- global rescheduling (global.cpp) ---------------------------------------------------- */
 

@@ -133,9 +133,7 @@ static void write_config(FILE *f, const sim *S)
     fprintf(f, "    \"sim\": {\"platform\": ");
     sim_json_string(f, c->platform);
     fprintf(f, ", \"ranks_per_host\": %d, \"net\": \"%s\", \"workload\": ", S->ranks_per_host,
-            c->net == SIM_NET_FAST   ? "fast"
-            : c->net == SIM_NET_FAIR ? "fair"
-                                     : "exact");
+            sim_net_name(c->net));
     sim_json_string(f, S->wl->name.c_str());
     fprintf(f,
             ", \"task_bytes\": %.17g, \"result_bytes\": %.17g, \"coll_latency\": %.9g, "
