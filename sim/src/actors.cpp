@@ -146,16 +146,20 @@ static bool wait_turn(sim_rank *R, const loop_wait *lw, double *backoff)
     double deadline = loop_deadline(R, lw), w = std::min(deadline, t + b);
     if (R->S->cfg->idle_turns != SIM_IDLE_SKIP || !R->S->ops->quiet_until || !R->running)
         return sim_wait_event(R, w);
+    long skipped;
+    auto pass = [&]() { /* the turn at w runs idle: on to the next one */
+                        t = w;
+                        b = std::min(2 * b, cap);
+                        w = std::min(deadline, t + b);
+                        skipped++;
+    };
     std::unique_lock<sg::Mutex> lk(*R->mu);
     for (;;) {
         double quiet = sim_lb_quiet_until(R), t0 = t, b0 = b, w0 = w;
-        long skipped = 0;
+        skipped = 0;
         deadline = loop_deadline(R, lw);
         while (w < quiet && w < deadline) {
-            t = w;
-            b = std::min(2 * b, cap);
-            w = std::min(deadline, t + b);
-            skipped++;
+            pass();
             if (quiet == INFINITY && deadline == INFINITY) w = INFINITY; /* only a change */
         }
         R->quiet_wait = true;
@@ -173,12 +177,8 @@ static bool wait_turn(sim_rank *R, const loop_wait *lw, double *backoff)
             b = b0;
             w = w0;
             skipped = 0;
-            while (w < now()) {
-                t = w;
-                b = std::min(2 * b, cap);
-                w = std::min(deadline, t + b);
-                skipped++;
-            }
+            while (w < now())
+                pass();
         }
         R->S->turns_skipped += skipped;
         if (R->comm_event || reached) break;

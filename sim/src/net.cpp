@@ -65,6 +65,25 @@ static void share_advance(net_share *L, double t)
     L->last = t;
 }
 
+/* Processor sharing from time t of the messages `on` (load: time alone on the link, and a key):
+ * they finish in load order, the n still on the link each at 1/n of it. done(key, end) is
+ * called for each. */
+template <typename K, typename F>
+static void share_ends(std::vector<std::pair<double, K>> *on, double t, F done)
+{
+    std::sort(on->begin(), on->end(),
+              [](const std::pair<double, K> &a, const std::pair<double, K> &b) {
+                  return a.first < b.first;
+              });
+    double at = t, before = 0, n = (double)on->size();
+    for (auto &o : *on) {
+        at += (o.first - before) * n;
+        before = o.first;
+        n -= 1;
+        done(o.second, at);
+    }
+}
+
 /* Adds a message of load wire at time t and predicts when each message on the link is done,
  * into end (out_end for a link out, in_end for a link in). */
 static void share_add(net_share *L, double t, const std::shared_ptr<net_flow> &fl, double wire,
@@ -76,17 +95,7 @@ static void share_add(net_share *L, double t, const std::shared_ptr<net_flow> &f
     order.reserve(L->on.size());
     for (auto &f : L->on)
         order.emplace_back(f.second, f.first.get());
-    std::sort(order.begin(), order.end(),
-              [](const std::pair<double, net_flow *> &a, const std::pair<double, net_flow *> &b) {
-                  return a.first < b.first;
-              });
-    double at = t, before = 0, n = (double)order.size();
-    for (auto &o : order) {
-        at += (o.first - before) * n;
-        before = o.first;
-        n -= 1;
-        o.second->*end = at;
-    }
+    share_ends(&order, t, [end](net_flow *f, double at) { f->*end = at; });
 }
 
 typedef struct net_route {
@@ -183,21 +192,6 @@ sim_msg *sim_net_take(sim_rank *R)
     }
 }
 
-/* A batch that leaves at once under --net fair: processor sharing on each link from a common
- * start, so a message is done on a link when the link has carried, of every message on it, the
- * smaller of that one's load and its own. */
-static void batch_share(const std::vector<std::pair<double, size_t>> &on, std::vector<double> *done)
-{
-    std::vector<std::pair<double, size_t>> by_load(on);
-    std::sort(by_load.begin(), by_load.end());
-    double below = 0; /* the loads of the messages before this one in load order */
-    for (size_t k = 0; k < by_load.size(); k++) {
-        double x = by_load[k].first, end = below + x * (double)(by_load.size() - k);
-        (*done)[by_load[k].second] = std::max((*done)[by_load[k].second], end);
-        below += x;
-    }
-}
-
 double sim_net_batch_time(int net, const std::vector<sim_batch_msg> &batch)
 {
     std::map<std::pair<sg::Host *, sg::Host *>, net_route> routes;
@@ -221,10 +215,12 @@ double sim_net_batch_time(int net, const std::vector<sim_batch_msg> &batch)
             in[m.to].emplace_back(wire, i);
         }
     }
+    /* fair: processor sharing on each link from the batch's common start */
+    auto at_least = [&done](size_t i, double at) { done[i] = std::max(done[i], at); };
     for (auto &l : out)
-        batch_share(l.second, &done);
+        share_ends(&l.second, 0.0, at_least);
     for (auto &l : in)
-        batch_share(l.second, &done);
+        share_ends(&l.second, 0.0, at_least);
     double last = 0;
     for (size_t i = 0; i < batch.size(); i++)
         last = std::max(last, done[i] + lat[i]);
