@@ -38,6 +38,16 @@ void sim_worker_actor(sim_rank *R)
     }
 }
 
+/* A message the receiver took: its channel is free again (sender.cpp); the engine's own kinds
+ * go to the engine, the strategy's controls to the strategy, whose progress then gets a turn. */
+static void receive(sim_rank *R, sim_msg *m)
+{
+    if (m->channel) sim_channel_free(&R->S->ranks[(size_t)m->src], m);
+    if (sim_engine_receive(R, m)) return;
+    sim_lb_control(R, m->src, &m->ctl);
+    if (R->S->ops->progress) sim_wake_comm(R);
+}
+
 void sim_receiver_actor(sim_rank *R)
 {
     sg::Actor::self()->daemonize();
@@ -50,24 +60,10 @@ void sim_receiver_actor(sim_rank *R)
             R->poll_cv->wait_until(lk, turn);
         lk.unlock();
         R->rx_waiting = false;
-        sim_receive(R, m);
+        receive(R, m);
         sim_mark_active(R);
         delete m;
     }
-}
-
-bool sim_wait_event(sim_rank *R, double deadline)
-{
-    std::unique_lock<sg::Mutex> lk(*R->mu);
-    while (!R->comm_event && now() < deadline) {
-        if (std::isfinite(deadline))
-            R->comm_cv->wait_until(lk, deadline);
-        else
-            R->comm_cv->wait(lk);
-    }
-    bool ev = R->comm_event;
-    R->comm_event = false;
-    return ev;
 }
 
 static tide_rank_status status_of(const sim_rank *R)

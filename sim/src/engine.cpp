@@ -87,18 +87,6 @@ long sim_own_open(const sim_rank *R)
     return R->outstanding + R->replica_open;
 }
 
-void sim_wake_comm(sim_rank *R)
-{
-    R->comm_event = true;
-    R->comm_cv->notify_all();
-}
-
-void sim_wake_sender(sim_rank *R)
-{
-    R->send_kick = true;
-    R->send_cv->notify_all();
-}
-
 static sim_msg *new_msg(sim_rank *R, int kind, int dest, double bytes)
 {
     sim_msg *m = new sim_msg();
@@ -262,19 +250,17 @@ static void on_engine_control(sim_rank *R, sim_msg *m)
     sim_queue_control(R, m->src, &ack);
 }
 
-void sim_receive(sim_rank *R, sim_msg *m)
+bool sim_engine_receive(sim_rank *R, sim_msg *m)
 {
-    if (m->channel) sim_channel_free(&R->S->ranks[(size_t)m->src], m);
-    if (m->kind == M_TASKS) {
+    if (m->kind == M_TASKS)
         on_tasks(R, m);
-    } else if (m->kind == M_RESULT) {
+    else if (m->kind == M_RESULT)
         on_result(R, m);
-    } else if (m->ctl.op >= TIDE_LB_OP_ENGINE) {
+    else if (m->ctl.op >= TIDE_LB_OP_ENGINE)
         on_engine_control(R, m);
-    } else {
-        sim_lb_control(R, m->src, &m->ctl);
-        if (R->S->ops->progress) sim_wake_comm(R);
-    }
+    else
+        return false;
+    return true;
 }
 
 /* ---- the strategy's actions -------------------------------------------------------------- */

@@ -4,7 +4,11 @@
  * to send, the last own task done, a taskwait) cuts a sleep short. Arrived messages and
  * completed collectives do not wake it: it finds them at its next turn. The simulator hands
  * them to the rank at that turn, which is where a real rank's reactions lose their time when
- * its comm thread is idle. */
+ * its comm thread is idle.
+ *
+ * Here too, under the rest of the rank model: the wakes of the comm and sender actors and the
+ * comm actor's wait for one, which the engine's bookkeeping, the collectives and the actors
+ * all use. */
 #include "sim.h"
 
 #include <algorithm>
@@ -55,4 +59,30 @@ void sim_mark_active(sim_rank *R)
     sim_view_changed(R);
     if (R->rx_waiting) R->poll_cv->notify_all();
     if (R->coll_waiting) sim_wake_comm(R);
+}
+
+void sim_wake_comm(sim_rank *R)
+{
+    R->comm_event = true;
+    R->comm_cv->notify_all();
+}
+
+void sim_wake_sender(sim_rank *R)
+{
+    R->send_kick = true;
+    R->send_cv->notify_all();
+}
+
+bool sim_wait_event(sim_rank *R, double deadline)
+{
+    std::unique_lock<sg::Mutex> lk(*R->mu);
+    while (!R->comm_event && sg::Engine::get_clock() < deadline) {
+        if (std::isfinite(deadline))
+            R->comm_cv->wait_until(lk, deadline);
+        else
+            R->comm_cv->wait(lk);
+    }
+    bool ev = R->comm_event;
+    R->comm_event = false;
+    return ev;
 }

@@ -285,10 +285,9 @@ int sim_local_pop_front(sim_rank *R); /* -1 when empty */
 void sim_local_unlink(sim_rank *R, int tid);
 int sim_pick_task(sim_rank *R, bool *copy); /* a worker's next task, -1 none */
 void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end);
-void sim_receive(sim_rank *R, sim_msg *m);
+/* Tasks, results and the engine's controls; false for a strategy's control (the caller's). */
+bool sim_engine_receive(sim_rank *R, sim_msg *m);
 long sim_own_open(const sim_rank *R);
-void sim_wake_comm(sim_rank *R);
-void sim_wake_sender(sim_rank *R);
 /* The receiver took m: the channel it held is free again (sender.cpp). */
 void sim_channel_free(sim_rank *R, const sim_msg *m);
 void sim_queue_control(sim_rank *R, int dest, const tide_control *msg);
@@ -306,8 +305,6 @@ void sim_worker_actor(sim_rank *R);
 void sim_receiver_actor(sim_rank *R);
 void sim_sender_actor(sim_rank *R);
 void sim_comm_actor(sim_rank *R);
-/* The comm actor waits for an event (sim_wake_comm) or the deadline; true on an event. */
-bool sim_wait_event(sim_rank *R, double deadline);
 
 /* ---- --net fast|fair (net.cpp) -----------------------------------------------------------------
  */
@@ -381,6 +378,11 @@ void sim_poll_init(sim *S, const sg::Host *h);
 double sim_next_poll(const sim_rank *R, double t);
 /* A productive turn now: the back-off starts again. */
 void sim_mark_active(sim_rank *R);
+/* An event for the comm actor (it ends sim_wait_event), work for the sender actor. */
+void sim_wake_comm(sim_rank *R);
+void sim_wake_sender(sim_rank *R);
+/* The comm actor waits for an event (sim_wake_comm) or the deadline; true on an event. */
+bool sim_wait_event(sim_rank *R, double deadline);
 /* The rank's queues (or its comm thread's last productive turn) changed: a comm actor that
  * skips idle turns must look again. */
 void sim_view_changed(sim_rank *R);
