@@ -64,6 +64,7 @@ endfunction()
 # tide_lb_effect(<var> <test name> <knob> [lb_effect.py options...]) sets <var> to the prefix;
 # the test is then add_test(NAME <test name> COMMAND ${<var>} -- <command...>).
 set(TIDE_LB_EFFECT_PY ${CMAKE_CURRENT_LIST_DIR}/lb_effect.py)
+set(TIDE_NO_SLOWER_PY ${CMAKE_CURRENT_LIST_DIR}/no_slower.py)
 function(tide_lb_effect var name knob)
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
   set(${var} ${Python3_EXECUTABLE} ${TIDE_LB_EFFECT_PY} --out ${CMAKE_CURRENT_BINARY_DIR}/${name}

@@ -164,6 +164,21 @@ static const tide_knob runtime_rows[] = {
      .help = "most events kept per thread (48 bytes each, allocated as they come); later ones are "
              "dropped and counted, and finalize says how many",
      FIELD(trace_max_events)},
+    {.name = "TIDE_THROTTLE_RANK",
+     .kind = TIDE_KNOB_INT,
+     .def = "-1",
+     .min = -1,
+     .max = 1048576,
+     .help = "for tests and experiments: the rank whose task messages are held to "
+             "`TIDE_THROTTLE_BW`, as if its link were slow (-1: none; at most the run's last "
+             "rank, checked at init)",
+     FIELD(throttle_rank)},
+    {.name = "TIDE_THROTTLE_BW",
+     .kind = TIDE_KNOB_BYTES,
+     .def = "1G",
+     .help = "bytes per second that the task messages of `TIDE_THROTTLE_RANK` may leave at "
+             "(each waits until the previous ones would have left at this rate)",
+     FIELD(throttle_bw)},
     {.name = "TIDE_QUIET",
      .kind = TIDE_KNOB_CHOICE,
      .def = "0",

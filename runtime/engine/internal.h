@@ -63,6 +63,8 @@ typedef struct tide_config {
     char trace_path[1024];         /* TIDE_TRACE; "" = no trace */
     int trace_format;              /* TIDE_TRACE_FORMAT: tide_trace_format */
     int trace_max_events;          /* TIDE_TRACE_MAX_EVENTS: per thread */
+    int throttle_rank;             /* TIDE_THROTTLE_RANK: the rank whose task sends are slowed */
+    uint64_t throttle_bw;          /* TIDE_THROTTLE_BW: to this many bytes per second */
 } tide_config;
 
 void tide_config_defaults(tide_config *cfg);
@@ -315,6 +317,15 @@ bool tide_transport_send_tasks(tide_rt *rt);
 bool tide_transport_complete(tide_rt *rt);
 /* No send in progress. */
 bool tide_transport_idle(const tide_rt *rt);
+/* Own tasks chosen to move whose message has not been posted. */
+long tide_transport_outgoing(const tide_rt *rt);
+/* Takes back up to n of them, the last the transport would send, into the local queue. */
+int tide_transport_reclaim(tide_rt *rt, int n);
+/* The rate at which this rank's task messages drained lately, bytes/s (0: not measured). */
+double tide_transport_send_bw(const tide_rt *rt);
+/* At phase end: folds the phase's drain into the estimate and returns it, and when (seconds
+ * after the phase start) the phase's last task message completed (0: none left). */
+void tide_transport_phase_end(tide_rt *rt, double *send_bw, double *sent_last);
 /* Applies a result message to its own task t (outputs, measured time, accounting); every result
  * of an own task, offloaded or replicated, goes through here. The caller completes the task. */
 void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
@@ -355,6 +366,10 @@ typedef struct tide_rank_record {
     double plan_residual; /* proact: predicted load above the average after the plan */
     double plan_limit;    /* why it stayed (tide_lb_limit), -1 when no plan was made */
     double cancelled;     /* replica copies that arrived here and were dropped before they ran */
+    double send_bw;       /* bytes/s its task messages drained at, including this phase */
+    double sent_last;     /* seconds after phase start its last task message completed (0: none) */
+    double plan_transfer; /* seconds after phase start its plan's last move should arrive, -1 */
+    double reclaimed;     /* tasks chosen to move that it took back and ran itself */
 } tide_rank_record;
 
 /* The serving model of a phase, as a number that an allgather of doubles carries. */
@@ -503,6 +518,8 @@ struct tide_rt {
     double L_offloaded, offload_task_max;
     long n_offloaded, n_received; /* n_received: every task that arrived, copies included */
     long n_cancelled;             /* replica copies dropped here unrun (replica.c) */
+    long n_reclaimed;             /* tasks chosen to move, taken back before they left */
+    double plan_transfer;         /* report_transfer of the phase's plan (-1: none) */
     uint64_t bytes_sent;
     double L_pred;                    /* prediction for the running phase (-1: none) */
     double L_unc;                     /* its uncertainty (-1: none) */

@@ -66,6 +66,16 @@ static void act_report_plan(void *ctx, double residual, int limit)
     rt->plan_limit = limit;
 }
 
+static int act_reclaim(void *ctx, int n)
+{
+    return tide_transport_reclaim(ctx, n);
+}
+
+static void act_report_transfer(void *ctx, double seconds)
+{
+    ((tide_rt *)ctx)->plan_transfer = seconds;
+}
+
 /* The strategy's knob values in its own order, from the configuration's table of all knobs. */
 static void pick_knobs(tide_rt *rt)
 {
@@ -99,7 +109,9 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
                                    .allgatherv = act_allgatherv,
                                    .task_times = act_task_times,
                                    .fatal = act_fatal,
-                                   .report_plan = act_report_plan};
+                                   .report_plan = act_report_plan,
+                                   .reclaim = act_reclaim,
+                                   .report_transfer = act_report_transfer};
     return TIDE_OK;
 }
 
@@ -130,6 +142,8 @@ static tide_lb_view view_of(tide_rt *rt, const tide_rank_status *all)
                           .phase_tasks = rt->phase_tasks,
                           .queued = atomic_load(&rt->local.count),
                           .queued_in = atomic_load(&rt->remote.count),
+                          .outgoing = tide_transport_outgoing(rt),
+                          .threads = rt->threads,
                           .all = all,
                           .knob = rt->lb.knob,
                           .state = rt->lb.state,

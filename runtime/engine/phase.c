@@ -62,6 +62,9 @@ static void fill_record(tide_protocol *cs)
     r->received = (double)(rt->n_received - rt->n_cancelled);
     r->cancelled = (double)rt->n_cancelled;
     r->bytes_sent = (double)rt->bytes_sent;
+    tide_transport_phase_end(rt, &r->send_bw, &r->sent_last);
+    r->plan_transfer = rt->plan_transfer;
+    r->reclaimed = (double)rt->n_reclaimed;
 }
 
 static bool test_coll(tide_protocol *cs)
@@ -80,7 +83,24 @@ static long own_open(tide_rt *rt)
            (long)tide_replica_open(rt);
 }
 
-static void allgather_status(tide_protocol *cs)
+static bool add_bytes(tide_queue *q, tide_task *t, void *arg)
+{
+    (void)q;
+    *(double *)arg += (double)tide_wire_task_size(t);
+    return true;
+}
+
+/* The mean wire size of the queued own tasks: what moving one costs a plan. */
+static double mean_task_bytes(tide_rt *rt)
+{
+    double sum = 0;
+    tide_queue_visit(&rt->local, false, add_bytes, &sum);
+    long n = atomic_load(&rt->local.count);
+    return n > 0 ? sum / (double)n : 0;
+}
+
+/* start: the phase-start allgather, whose plan needs what moving costs. */
+static void allgather_status(tide_protocol *cs, bool start)
 {
     tide_rt *rt = cs->rt;
     tide_rank_status *st = &cs->my_status;
@@ -91,6 +111,9 @@ static void allgather_status(tide_protocol *cs)
     st->outstanding = (double)own_open(rt);
     st->task_pred = rt->task_pred_ready;
     st->L_unc = rt->L_unc;
+    st->threads = rt->threads;
+    st->task_bytes = start ? mean_task_bytes(rt) : 0;
+    st->send_bw = tide_transport_send_bw(rt);
     st->phase = cs->nphases + 1;
     st->finalizing = 0;
     MPI_Iallgather(st, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status, TIDE_STATUS_DOUBLES,
@@ -224,7 +247,8 @@ bool tide_protocol_step(tide_protocol *cs)
     case PH_IDLE:
         if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
             return false;
-        rt->n_offloaded = rt->n_received = rt->n_cancelled = 0;
+        rt->n_offloaded = rt->n_received = rt->n_cancelled = rt->n_reclaimed = 0;
+        rt->plan_transfer = -1;
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;
         rt->plan_residual = 0;
@@ -233,7 +257,7 @@ bool tide_protocol_step(tide_protocol *cs)
         rt->cphase = cs->nphases;
         rt->running = true;
         if (tide_lb_phase_sync(rt)) {
-            allgather_status(cs);
+            allgather_status(cs, true);
             cs->state = PH_START_SYNC;
         } else {
             run_begin(cs, NULL);
@@ -248,14 +272,14 @@ bool tide_protocol_step(tide_protocol *cs)
         bool mine_done = own_open(rt) == 0;
         if (!tide_lb_rounds(rt)) {
             if (!mine_done) return false;
-            allgather_status(cs);
+            allgather_status(cs, false);
             cs->state = PH_END;
             return true;
         }
         /* A rank whose own tasks are done joins the next round at once: when it is the last,
          * that round ends the phase without waiting for the interval. */
         if (!mine_done && tide_now() < cs->next_round) return false;
-        allgather_status(cs);
+        allgather_status(cs, false);
         cs->state = PH_ROUND;
         return true;
     }

@@ -282,6 +282,14 @@ static void json_phase(FILE *f, const tide_phase_log *log, int p, int threads)
     json_array(f, "cancelled", r, n, offsetof(tide_rank_record, cancelled), true);
     fprintf(f, ", ");
     json_array(f, "bytes_sent", r, n, offsetof(tide_rank_record, bytes_sent), true);
+    fprintf(f, ",\n     ");
+    json_array(f, "send_bw", r, n, offsetof(tide_rank_record, send_bw), false);
+    fprintf(f, ", ");
+    json_array(f, "sent_last", r, n, offsetof(tide_rank_record, sent_last), false);
+    fprintf(f, ", ");
+    json_array(f, "plan_transfer", r, n, offsetof(tide_rank_record, plan_transfer), false);
+    fprintf(f, ", ");
+    json_array(f, "reclaimed", r, n, offsetof(tide_rank_record, reclaimed), true);
     fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max, ps.ideal,
             ps.R_imb);
 }

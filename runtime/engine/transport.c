@@ -20,17 +20,92 @@ typedef struct inflight {
 typedef struct send_slot {
     unsigned char *buf;
     size_t len;
+    bool tasks; /* a message of offloaded tasks */
 } send_slot;
+
+/* How fast this rank's offloaded tasks drain: bytes of task messages over the time during which
+ * some task waited to leave or travelled (the backlog). That is what a plan needs to know (how
+ * long k bytes take to leave this rank), whatever limits it: MPI, the receivers' comm threads
+ * matching the messages, this comm thread's own turns, or a busy node. */
+typedef struct drain {
+    double since;       /* tide_now() when the current backlog began; 0: no backlog */
+    double time, bytes; /* this phase's backlog time and task bytes delivered */
+    double last_done;   /* tide_now() when this phase's last task message completed; 0: none */
+    double est_time;    /* decayed sums over the phases (each phase halves the past) */
+    double est_bytes;
+} drain;
 
 struct tide_transport {
     inflight waiting;     /* offloaded tasks awaiting their result */
     tide_queue *outgoing; /* size entries: tasks chosen to move to each rank */
+    long noutgoing;       /* tasks in the outgoing queues */
+    int next_dest;        /* where the next pass of task sends starts (round-robin) */
     MPI_Request *reqs;    /* sends in progress */
     send_slot *slots;
-    int nsends, capsends;
+    int nsends, capsends, ntask_sends;
     int *done_idx;
+    drain drain;
+    double throttle_bw;   /* TIDE_THROTTLE_*: bytes/s this rank's task sends are held to, or 0 */
+    double throttle_next; /* tide_now() before which no task message may be posted */
     bool warned_unmovable;
 };
+
+/* ---- the drain rate -------------------------------------------------------------------------- */
+
+static bool backlog(const tide_transport *tp)
+{
+    return tp->noutgoing > 0 || tp->ntask_sends > 0;
+}
+
+static void backlog_begin(tide_transport *tp)
+{
+    if (tp->drain.since == 0) tp->drain.since = tide_now();
+}
+
+static void backlog_check_end(tide_transport *tp)
+{
+    if (tp->drain.since == 0 || backlog(tp)) return;
+    tp->drain.time += tide_now() - tp->drain.since;
+    tp->drain.since = 0;
+}
+
+double tide_transport_send_bw(const tide_rt *rt)
+{
+    const drain *d = &rt->transport->drain;
+    return d->est_time > 0 ? d->est_bytes / d->est_time : 0;
+}
+
+void tide_transport_phase_end(tide_rt *rt, double *send_bw, double *sent_last)
+{
+    tide_transport *tp = rt->transport;
+    drain *d = &tp->drain;
+    double now = tide_now();
+    if (d->since) { /* a send whose completion this thread has not seen yet: count it so far */
+        d->time += now - d->since;
+        d->since = now;
+    }
+    if (d->bytes > 0) {
+        d->est_bytes = 0.5 * d->est_bytes + d->bytes;
+        d->est_time = 0.5 * d->est_time + d->time;
+    }
+    *sent_last = d->last_done > 0 ? d->last_done - rt->phase_start : 0;
+    *send_bw = tide_transport_send_bw(rt);
+    d->time = d->bytes = d->last_done = 0;
+    tp->next_dest = 0; /* plans model each phase's sends from rank 0 on (plan_transfer.c) */
+}
+
+long tide_transport_outgoing(const tide_rt *rt)
+{
+    return rt->transport->noutgoing;
+}
+
+static void outgoing_push(tide_rt *rt, int dest, tide_task *t)
+{
+    tide_transport *tp = rt->transport;
+    tide_queue_push(&tp->outgoing[dest], t);
+    tp->noutgoing++;
+    backlog_begin(tp);
+}
 
 static void inflight_put(inflight *f, tide_task *t)
 {
@@ -70,7 +145,7 @@ static tide_task *inflight_take(inflight *f, uint64_t seq)
 /* ---- sending -----------------------------------------------------------------------------------
  */
 
-void tide_transport_send(tide_rt *rt, int dest, unsigned char *buf, size_t len)
+static void post(tide_rt *rt, int dest, unsigned char *buf, size_t len, bool tasks)
 {
     tide_transport *tp = rt->transport;
     if (tp->nsends == tp->capsends) {
@@ -86,10 +161,16 @@ void tide_transport_send(tide_rt *rt, int dest, unsigned char *buf, size_t len)
     double t0 = rt->trace ? tide_now() : 0;
     MPI_Isend(buf, (int)len, MPI_BYTE, dest, TAG_MSG, rt->data_comm, &tp->reqs[tp->nsends]);
     if (rt->trace) tide_trace_send(rt->trace, dest, buf, len, t0, tide_now());
-    tp->slots[tp->nsends] = (send_slot){buf, len};
+    tp->slots[tp->nsends] = (send_slot){buf, len, tasks};
     tp->nsends++;
+    tp->ntask_sends += tasks;
     rt->inflight_bytes += len;
     rt->bytes_sent += len;
+}
+
+void tide_transport_send(tide_rt *rt, int dest, unsigned char *buf, size_t len)
+{
+    post(rt, dest, buf, len, false);
 }
 
 void tide_send_control(tide_rt *rt, int dest, const tide_control *msg)
@@ -109,12 +190,20 @@ bool tide_transport_complete(tide_rt *rt)
     int ndone = 0;
     MPI_Testsome(tp->nsends, tp->reqs, &ndone, tp->done_idx, MPI_STATUSES_IGNORE);
     if (ndone <= 0 || ndone == MPI_UNDEFINED) return false;
+    double now = 0;
     for (int k = 0; k < ndone; k++) {
         send_slot *s = &tp->slots[tp->done_idx[k]];
         rt->inflight_bytes -= s->len;
+        if (s->tasks) {
+            if (!now) now = tide_now();
+            tp->ntask_sends--;
+            tp->drain.bytes += (double)s->len;
+            tp->drain.last_done = now;
+        }
         free(s->buf);
         s->buf = NULL;
     }
+    backlog_check_end(tp);
     int w = 0;
     for (int i = 0; i < tp->nsends; i++)
         if (tp->slots[i].buf) {
@@ -169,7 +258,7 @@ static bool select_one(tide_queue *q, tide_task *t, void *arg)
     int d = s->dest[s->k++];
     if (d == s->rt->rank || d < 0 || d >= s->rt->size || t->replicated || t->pinned) return true;
     tide_queue_unlink_locked(q, t);
-    tide_queue_push(&s->rt->transport->outgoing[d], t);
+    outgoing_push(s->rt, d, t);
     s->moved++;
     return true;
 }
@@ -190,9 +279,36 @@ int tide_offload_tasks(tide_rt *rt, int dest, int n)
         int want = n - taken < 64 ? n - taken : 64;
         int got = tide_queue_take_back(&rt->local, batch, want);
         for (int i = 0; i < got; i++)
-            tide_queue_push(&rt->transport->outgoing[dest], batch[i]);
+            outgoing_push(rt, dest, batch[i]);
         taken += got;
         if (got < want) break;
+    }
+    return taken;
+}
+
+/* The tasks the transport would send last are the back of the destination that holds the most
+ * (sends go round-robin over the destinations). */
+int tide_transport_reclaim(tide_rt *rt, int n)
+{
+    tide_transport *tp = rt->transport;
+    int taken = 0;
+    while (taken < n && tp->noutgoing > 0) {
+        int from = -1;
+        long most = 0;
+        for (int d = 0; d < rt->size; d++) {
+            long c = atomic_load_explicit(&tp->outgoing[d].count, memory_order_relaxed);
+            if (c > 0 && c >= most) most = c, from = d;
+        }
+        tide_task *t;
+        if (from < 0 || tide_queue_take_back(&tp->outgoing[from], &t, 1) != 1) break;
+        tp->noutgoing--;
+        tide_queue_push(&rt->local, t);
+        taken++;
+    }
+    if (taken) {
+        rt->n_reclaimed += taken;
+        backlog_check_end(tp);
+        tide_workers_wake(rt);
     }
     return taken;
 }
@@ -242,8 +358,11 @@ static bool measure_one(tide_queue *q, tide_task *t, void *arg)
  * (packed). Returns false when there was nothing to send or the bound is reached. */
 static bool send_one_message(tide_rt *rt, int dest)
 {
-    tide_queue *q = &rt->transport->outgoing[dest];
+    tide_transport *tp = rt->transport;
+    tide_queue *q = &tp->outgoing[dest];
     if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return false;
+    double now = tp->throttle_bw > 0 ? tide_now() : 0;
+    if (now && now < tp->throttle_next) return false;
     package p = {rt, rt->cfg.offload == TIDE_OFFLOAD_PACKED ? 256 : 1, 0, rt->cfg.max_inflight / 8,
                  sizeof(tide_wire_header)};
     if (p.cap > rt->cfg.pack_max) p.cap = rt->cfg.pack_max;
@@ -253,6 +372,7 @@ static bool send_one_message(tide_rt *rt, int dest)
     tide_fnid ids[256];
     int got = 0;
     size_t len = p.len;
+    tp->noutgoing -= p.n;
     for (int i = 0; i < p.n; i++) {
         tide_task *t = tide_queue_pop_front(q);
         if (encodable(rt, t, &ids[got]))
@@ -260,7 +380,10 @@ static bool send_one_message(tide_rt *rt, int dest)
         else
             len -= tide_wire_task_size(t);
     }
-    if (!got) return true;
+    if (!got) {
+        backlog_check_end(tp);
+        return true;
+    }
     unsigned char *buf = malloc(len);
     if (!buf) tide_fatal("out of memory packing %zu bytes", len);
     size_t off = sizeof(tide_wire_header);
@@ -270,22 +393,34 @@ static bool send_one_message(tide_rt *rt, int dest)
     }
     tide_wire_put_header(buf, TIDE_MSG_TASKS, (uint32_t)got, (uint32_t)rt->cphase,
                          off - sizeof(tide_wire_header), rt->rank);
-    tide_transport_send(rt, dest, buf, off);
+    post(rt, dest, buf, off, true);
     rt->n_offloaded += got;
+    if (now)
+        tp->throttle_next =
+            (now > tp->throttle_next ? now : tp->throttle_next) + (double)off / tp->throttle_bw;
     return true;
 }
 
 /* One message per destination per pass, so that with rr the tasks leave round-robin across
- * the destinations (proact_off1) rather than one destination after another. */
+ * the destinations (proact_off1) rather than one destination after another. A pass that the
+ * in-flight bound cuts short resumes at the next destination: restarting at rank 0 would hand
+ * every slot the bound frees to the lowest ranks, and the others would get their first task
+ * only when those had all of theirs. */
 bool tide_transport_send_tasks(tide_rt *rt)
 {
-    bool did = false, progress;
-    do {
-        progress = false;
-        for (int dest = 0; dest < rt->size; dest++)
-            progress |= send_one_message(rt, dest);
-        did |= progress;
-    } while (progress);
+    tide_transport *tp = rt->transport;
+    if (tp->noutgoing == 0) return false;
+    bool did = false;
+    for (int idle = 0; idle < rt->size && tp->noutgoing > 0;) {
+        int dest = tp->next_dest;
+        tp->next_dest = (dest + 1) % rt->size;
+        if (send_one_message(rt, dest)) {
+            did = true;
+            idle = 0;
+        } else {
+            idle++;
+        }
+    }
     return did;
 }
 
@@ -419,6 +554,17 @@ int tide_transport_create(tide_rt *rt)
     }
     for (int i = 0; i < rt->size; i++)
         tide_queue_init(&tp->outgoing[i]);
+    int slow = rt->cfg.throttle_rank;
+    if (slow >= rt->size) {
+        for (int i = 0; i < rt->size; i++)
+            tide_queue_destroy(&tp->outgoing[i]);
+        free(tp->outgoing);
+        free(tp);
+        return tide_fail(TIDE_ERR_CONFIG,
+                         "TIDE_THROTTLE_RANK='%d' is invalid: the run has ranks 0 to %d (-1: none)",
+                         slow, rt->size - 1);
+    }
+    if (slow == rt->rank) tp->throttle_bw = (double)rt->cfg.throttle_bw;
     rt->transport = tp;
     return TIDE_OK;
 }

@@ -37,6 +37,10 @@ typedef struct tide_rank_status {
     double outstanding; /* own tasks not completed (0 everywhere = the phase is over) */
     double task_pred;   /* 1: per-task predictions of this phase's tasks exist (task model) */
     double L_unc;       /* uncertainty of L_pred (load units): the planner's margin */
+    /* What moving this rank's tasks costs (transfer-aware plans, docs/offload-planner.md): */
+    double threads;    /* its workers */
+    double task_bytes; /* mean wire bytes of its queued own tasks (phase start; 0 elsewhere) */
+    double send_bw;    /* bytes per second its sends drained at lately (0: not measured yet) */
     /* The engine's phase check: the phase the rank is in (1 for its first tide_taskwait) or,
      * with finalizing = 1, the phases it completed before tide_finalize. */
     double phase, finalizing;
@@ -75,6 +79,8 @@ typedef struct tide_lb_view {
     long phase_tasks; /* own tasks of the phase */
     long queued;      /* own tasks not started, now */
     long queued_in;   /* received tasks not started, now */
+    long outgoing;    /* own tasks chosen to move whose message has not been posted yet */
+    int threads;      /* this rank's workers */
     /* Every rank's status: at phase_begin (strategies with TIDE_LB_PHASE_SYNC) and round; NULL
      * in progress and control. */
     const tide_rank_status *all;
@@ -107,6 +113,12 @@ typedef struct tide_lb_actions {
     /* What a plan leaves on this rank, for the statistics: the predicted load above the average
      * after the plan (negative: below) and why it was not moved (tide_lb_limit). May be NULL. */
     void (*report_plan)(void *ctx, double residual, int limit);
+    /* Takes back up to n own tasks that were chosen to move but whose message has not been
+     * posted (the last ones the transport would send first); they run here. Returns how many. */
+    int (*reclaim)(void *ctx, int n);
+    /* For the statistics: seconds after the phase start at which the plan expects this rank's
+     * last moved task to arrive (-1: it moves none). May be NULL. */
+    void (*report_transfer)(void *ctx, double seconds);
 } tide_lb_actions;
 
 /* Why a planned rank keeps a predicted surplus. */

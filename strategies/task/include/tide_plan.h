@@ -132,6 +132,48 @@ int tide_plan_proact_weighted_margin(int32_t np, const double *load, const doubl
                                      int32_t *dest, tide_move_plan *plan);
 
 /* ---------------------------------------------------------------------------------------------
+ * Transfer-aware plans: what a plan's moves cost (docs/offload-planner.md, "What moves cost").
+ *
+ * A proactive plan says how many tasks leave each rank; this step decides which of those moves
+ * pay for their transfer. Each sender's tasks leave one after another in the transport's order
+ * at the rate its sends drained at lately (bw, bytes per second), so its k-th task arrives at
+ * k * bytes / bw after the phase start. A rank with T workers and predicted load L works until
+ * L / T (a fluid model of its workers). A moved task of weight w that arrives at A on rank j
+ * starts at max(end_j, A) and ends at c = max(start + w / T_j, A + w). The move is made when c
+ * is earlier than the end of its sender while the sender still holds it: then neither rank
+ * ends later than without the move, so under the model no rank ends later than with no moves
+ * at all. A move that fails this test is dropped, with every later move of the same
+ * (sender, receiver) pair (they would arrive later still); a dropped move takes no link time.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tide_xfer_rank {
+    double load;    /* predicted load before the plan, in task-seconds (>= 0) */
+    double threads; /* workers (> 0) */
+    double bw;      /* bytes per second its task messages drain at; 0: unknown (moves are free) */
+    double bytes;   /* wire bytes of one of its tasks (>= 0) */
+} tide_xfer_rank;
+
+typedef struct tide_xfer_send {
+    int32_t from, to;
+    int64_t unit;   /* the caller's name for the task, carried along */
+    double weight;  /* predicted time of the task (>= 0) */
+    double arrival; /* out: seconds after the phase start at which it arrives; -1: it stays */
+} tide_xfer_send;
+
+/* Reorders sends (stable within a (from, to) pair) into the order libtide's transport sends
+ * them: per sender, round-robin over its receivers in ascending rank order, one task per
+ * receiver per pass. Returns TIDE_PLAN_OK, TIDE_PLAN_EINVAL or TIDE_PLAN_ENOMEM. */
+int tide_plan_transfer_order(int32_t np, tide_xfer_send *sends, size_t n);
+
+/* Decides sends[k].arrival for every send, given in each sender's send order (senders may
+ * interleave). finish (NULL, or np entries) receives each rank's predicted end after the kept
+ * moves, seconds after the phase start: a sender can take back whatever it still holds then
+ * (its tasks are late). Deterministic: every rank gets the same answer from the same input.
+ * Returns TIDE_PLAN_OK, TIDE_PLAN_EINVAL (bad rank, weight, load, threads, bw or bytes) or
+ * TIDE_PLAN_ENOMEM. */
+int tide_plan_transfer(int32_t np, const tide_xfer_rank *rank, tide_xfer_send *sends, size_t n,
+                       double *finish);
+
+/* ---------------------------------------------------------------------------------------------
  * Reactive pairing (Chameleon's react_mig decision), evaluated by every rank at each exchange.
  *
  * Ranks are ordered by (load, rank id). Upper-half rank at position p pairs with the rank at

@@ -2,9 +2,12 @@
  * uncertainty and its task count, runs the same planner (Algorithm 1, plan_proact.c) on the same
  * input, and sends the tasks of its own row of the plan; when the task model gives per-task
  * weights on every rank, plan_proact_weighted.c chooses which tasks leave. A surplus within a
- * rank's uncertainty (times TIDE_PROACT_MARGIN) moves nothing. Until every rank has a prediction
- * it behaves as `react`. `proact_react` adds reactive corrections during the phase to the plan,
- * for what the prediction missed. */
+ * rank's uncertainty (times TIDE_PROACT_MARGIN) moves nothing. Every move must also pay for its
+ * transfer (plan_transfer.c): a task that would arrive too late to gain anything stays. During
+ * the phase a safety net takes back the moves that fall behind: when the sender's own queue runs
+ * dry, or its plan's end comes, with tasks still waiting to leave, it runs them itself. Until
+ * every rank has a prediction it behaves as `react`. `proact_react` adds reactive corrections
+ * during the phase to the plan, for what the prediction missed. */
 #include "tide_lb.h"
 #include "tide_plan.h"
 
@@ -22,8 +25,47 @@ static const tide_lb_knob proact_margin = {
             "uncertainty; a surplus within it moves nothing (0: plan on the predictions alone)"};
 
 typedef struct proact_state {
-    bool planned; /* this phase's plan was made (every rank had a prediction) */
+    bool planned;    /* this phase's plan was made (every rank had a prediction) */
+    double deadline; /* v->now at which this rank's kept work ends by the plan: what is still
+                        waiting to leave then is late, and stays */
+    bool behind;     /* the safety net took moves back: this rank sends no more this phase */
 } proact_state;
+
+/* What moving costs on every rank, from the phase-start status. */
+static tide_xfer_rank *xfer_ranks(const tide_lb_view *v)
+{
+    tide_xfer_rank *r = malloc((size_t)v->size * sizeof *r);
+    if (!r) return NULL;
+    for (int i = 0; i < v->size; i++) {
+        const tide_rank_status *st = &v->all[i];
+        r[i] = (tide_xfer_rank){.load = st->L_pred > 0 ? st->L_pred : 0,
+                                .threads = st->threads >= 1 ? st->threads : 1,
+                                .bw = st->send_bw > 0 ? st->send_bw : 0,
+                                .bytes = st->task_bytes > 0 ? st->task_bytes : 0};
+    }
+    return r;
+}
+
+/* Keeps the sends that pay for their transfer (arrival >= 0), in the transport's order, and
+ * sets this rank's deadline and planned transfer time. False when out of memory. */
+static bool cost_moves(const tide_lb_view *v, const tide_lb_actions *a, tide_xfer_send *sends,
+                       size_t n)
+{
+    proact_state *s = v->state;
+    tide_xfer_rank *rank = xfer_ranks(v);
+    double *finish = malloc((size_t)v->size * sizeof *finish);
+    bool ok = rank && finish && tide_plan_transfer_order(v->size, sends, n) == TIDE_PLAN_OK &&
+              tide_plan_transfer(v->size, rank, sends, n, finish) == TIDE_PLAN_OK;
+    if (ok) {
+        double last = -1;
+        for (size_t k = 0; k < n; k++)
+            if (sends[k].from == v->rank && sends[k].arrival > last) last = sends[k].arrival;
+        s->deadline = v->now + finish[v->rank];
+        if (a->report_transfer) a->report_transfer(a->ctx, last);
+    }
+    free(rank), free(finish);
+    return ok;
+}
 
 /* The planner's margins: each rank's prediction uncertainty times TIDE_PROACT_MARGIN. */
 static void margins(const tide_lb_view *v, double *m)
@@ -50,6 +92,28 @@ static void report(const tide_lb_view *v, const tide_lb_actions *a, const double
     else if (residual > 0)
         limit = TIDE_LB_LIMIT_CAPACITY;
     a->report_plan(a->ctx, residual, limit);
+}
+
+/* The weighted plan's moves as sends; those that do not pay for their transfer stay (dest[t]
+ * becomes the task's own rank again). */
+static bool cost_weighted(const tide_lb_view *v, const tide_lb_actions *a, const int64_t *off,
+                          const double *w, int32_t *dest)
+{
+    size_t n = 0;
+    for (int i = 0; i < v->size; i++)
+        for (int64_t t = off[i]; t < off[i + 1]; t++)
+            n += dest[t] != i;
+    tide_xfer_send *sends = malloc((n ? n : 1) * sizeof *sends);
+    if (!sends) return false;
+    n = 0;
+    for (int i = 0; i < v->size; i++)
+        for (int64_t t = off[i]; t < off[i + 1]; t++)
+            if (dest[t] != i) sends[n++] = (tide_xfer_send){i, dest[t], t, w[t], 0};
+    bool ok = cost_moves(v, a, sends, n);
+    for (size_t k = 0; ok && k < n; k++)
+        if (sends[k].arrival < 0) dest[sends[k].unit] = sends[k].from;
+    free(sends);
+    return ok;
 }
 
 /* With per-task weights on every rank the plan chooses which tasks leave so that the moved load
@@ -82,6 +146,7 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
     bool ok = tide_plan_proact_weighted_margin(np, load, margin, off, w, NULL, dest, &plan) ==
               TIDE_PLAN_OK;
+    if (ok) ok = cost_weighted(v, a, off, w, dest);
     if (ok) {
         a->offload_selected(a->ctx, dest + off[me], counts[me]);
         double lightest = INFINITY;
@@ -133,6 +198,31 @@ static void report_uniform(const tide_lb_view *v, const tide_lb_actions *a,
     free(after);
 }
 
+/* The uniform plan's moves as sends (tasks of average weight load / n); this rank's row keeps
+ * only those that pay for their transfer. */
+static bool cost_uniform(const tide_lb_view *v, const tide_lb_actions *a,
+                         const tide_move_plan *plan, const double *load, const int64_t *n,
+                         int64_t *row)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < plan->nmoves; k++)
+        count += (size_t)plan->moves[k].count;
+    tide_xfer_send *sends = malloc((count ? count : 1) * sizeof *sends);
+    if (!sends) return false;
+    count = 0;
+    for (size_t k = 0; k < plan->nmoves; k++) {
+        const tide_move *m = &plan->moves[k];
+        double w = load[m->from] / (double)n[m->from];
+        for (int64_t c = 0; c < m->count; c++)
+            sends[count++] = (tide_xfer_send){m->from, m->to, c, w, 0};
+    }
+    bool ok = cost_moves(v, a, sends, count);
+    for (size_t k = 0; ok && k < count; k++)
+        if (sends[k].from == v->rank && sends[k].arrival < 0) row[sends[k].to]--;
+    free(sends);
+    return ok;
+}
+
 static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
 {
     int np = v->size;
@@ -148,7 +238,8 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
         margins(v, margin);
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
         ok = tide_plan_proact_margin(np, load, margin, n, NULL, &plan) == TIDE_PLAN_OK &&
-             tide_plan_row(&plan, n, v->rank, row) == TIDE_PLAN_OK;
+             tide_plan_row(&plan, n, v->rank, row) == TIDE_PLAN_OK &&
+             cost_uniform(v, a, &plan, load, n, row);
         if (ok) report_uniform(v, a, &plan, load, n, margin);
     }
     if (ok) send_row(v, a, row);
@@ -171,7 +262,37 @@ static bool plan_and_send(const tide_lb_view *v, const tide_lb_actions *a)
 static void proact_begin(const tide_lb_view *v, const tide_lb_actions *a)
 {
     proact_state *s = v->state;
+    s->deadline = INFINITY;
+    s->behind = false;
     s->planned = plan_and_send(v, a);
+}
+
+/* The safety net. Tasks still waiting to leave when this rank's workers run out of their own
+ * (its queue is empty) or when its plan's end comes are late: they would arrive after the
+ * moment this rank could have started them itself. It takes back the last ones the transport
+ * would send: as many as its workers can start at once when the queue runs dry, all of them at
+ * the deadline. The transport drains the send queue from the front, the workers from the back,
+ * so a slow transport costs the phase no more than keeping the tasks would have. A rank whose
+ * moves fell behind makes no reactive ones for the rest of the phase (they would only be taken
+ * back in turn). Before the first plan, proact is react, which has no net. */
+static void proact_progress(const tide_lb_view *v, const tide_lb_actions *a)
+{
+    proact_state *s = v->state;
+    if (!s->planned || v->outgoing <= 0 || !a->reclaim) return;
+    int n = 0;
+    if (v->now >= s->deadline)
+        n = a->reclaim(a->ctx, (int)v->outgoing);
+    else if (v->queued == 0)
+        n = a->reclaim(a->ctx, v->threads > 0 ? v->threads : 1);
+    if (n > 0) s->behind = true;
+}
+
+/* progress acts at once when the queue is dry, else first at the deadline. */
+static double proact_quiet_until(const tide_lb_view *v)
+{
+    const proact_state *s = v->state;
+    if (!s->planned || v->outgoing <= 0) return INFINITY;
+    return v->queued == 0 ? v->now : s->deadline;
 }
 
 static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
@@ -184,6 +305,8 @@ static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
 
 static void proact_react_round(const tide_lb_view *v, const tide_lb_actions *a)
 {
+    const proact_state *s = v->state;
+    if (s->behind) return;
     tide_lb_pair p = tide_lb_react_pair(v, v->knob[K_THRESHOLD], v->knob[K_MAX_TASKS]);
     if (p.send > 0) a->offload(a->ctx, p.partner, p.send);
 }
@@ -197,11 +320,15 @@ const tide_lb_ops tide_lb_proact = {.name = "proact",
                                     .knobs = proact_knobs,
                                     .help = "proactive offloading from predicted loads",
                                     .phase_begin = proact_begin,
-                                    .round = proact_round};
+                                    .round = proact_round,
+                                    .progress = proact_progress,
+                                    .quiet_until = proact_quiet_until};
 const tide_lb_ops tide_lb_proact_react = {.name = "proact_react",
                                           .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS,
                                           .state_size = sizeof(proact_state),
                                           .knobs = proact_knobs,
                                           .help = "proactive plan plus reactive corrections",
                                           .phase_begin = proact_begin,
-                                          .round = proact_react_round};
+                                          .round = proact_react_round,
+                                          .progress = proact_progress,
+                                          .quiet_until = proact_quiet_until};

@@ -23,6 +23,10 @@ typedef struct fake {
     int reports;
     double residual; /* the last report_plan */
     int limit;
+    long outgoing; /* tasks waiting to leave: reclaim takes at most these */
+    int reclaims;  /* reclaim calls, and the tasks they took */
+    long reclaimed;
+    double transfer; /* the last report_transfer */
 } fake;
 
 static int fake_offload(void *ctx, int dest, int n)
@@ -82,6 +86,21 @@ static void fake_report_plan(void *ctx, double residual, int limit)
     f->limit = limit;
 }
 
+static int fake_reclaim(void *ctx, int n)
+{
+    fake *f = ctx;
+    long k = n < f->outgoing ? n : f->outgoing;
+    f->outgoing -= k;
+    f->reclaims++;
+    f->reclaimed += k;
+    return (int)k;
+}
+
+static void fake_report_transfer(void *ctx, double seconds)
+{
+    ((fake *)ctx)->transfer = seconds;
+}
+
 static tide_lb_actions fake_actions(fake *f)
 {
     memset(f, 0, sizeof *f);
@@ -93,7 +112,9 @@ static tide_lb_actions fake_actions(fake *f)
                              fake_allgatherv,
                              fake_task_times,
                              fake_fatal,
-                             fake_report_plan};
+                             fake_report_plan,
+                             fake_reclaim,
+                             fake_report_transfer};
 }
 
 /* The strategy's knobs at their defaults, in its order. */

@@ -1,7 +1,38 @@
 /* `proact` through the plug-in interface with fake actions: the rank's row of the plan is what
  * it offloads, and the plan reports what it leaves and why: nothing; a surplus smaller than a
- * task (granularity); a surplus within the prediction's uncertainty (the margin). */
+ * task (granularity); a surplus within the prediction's uncertainty (the margin). With a slow
+ * transport it moves only what arrives in time, and its safety net (a fake clock) takes back
+ * what is still waiting to leave when the sender's queue runs dry or its plan's end comes. */
 #include "fake.h"
+
+/* Rank 0 of 4 (4 workers each) holds 160 tasks of 1 s; the others none. Its sends drain at bw
+ * bytes/s, 1 MB per task (bw 0: not measured). Plans at t = 100 s; the state is kept in state. */
+static void plan_costed(double bw, fake *f, char *state, tide_lb_view *v, tide_rank_status *all,
+                        double *knob)
+{
+    const tide_lb_ops *proact = tide_lb_ops_find("proact");
+    for (int i = 0; i < 4; i++)
+        all[i] = (tide_rank_status){.ntasks = i ? 0 : 160,
+                                    .L_pred = i ? 0 : 160,
+                                    .queued = i ? 0 : 160,
+                                    .threads = 4,
+                                    .task_bytes = 1e6,
+                                    .send_bw = bw};
+    default_knobs(proact, knob);
+    *v = (tide_lb_view){.rank = 0,
+                        .size = 4,
+                        .running = true,
+                        .now = 100,
+                        .queued = 160,
+                        .phase_tasks = 160,
+                        .threads = 4,
+                        .all = all,
+                        .knob = knob,
+                        .state = state};
+    tide_lb_actions a = fake_actions(f);
+    f->available = 160;
+    proact->phase_begin(v, &a);
+}
 
 static void plan(double *load, double *unc, double *ntasks, int np, int me, fake *f)
 {
@@ -59,6 +90,55 @@ int main(void)
     /* The receiver reports too: its residual is below the average. */
     plan(l1, u0, n1, 2, 1, &f);
     CHECK(f.limit == TIDE_LB_LIMIT_NONE && fabs(f.residual) < 1e-9);
+    /* Unmeasured transport: the plan moves 120 of the 160 tasks (40 per receiver). At 1 MB/s a
+     * task takes 1 s to leave: only the moves whose task ends before the sender would is made. */
+    char state[64] = {0};
+    tide_rank_status all[4];
+    double knob[8];
+    tide_lb_view v;
+    plan_costed(0, &f, state, &v, all, knob);
+    CHECK_EQ_I64(sent(&f), 120);
+    CHECK(fabs(f.transfer) < 1e-9); /* free moves arrive at once */
+    plan_costed(1e6, &f, state, &v, all, knob);
+    int slow = sent(&f);
+    CHECK(slow > 0 && slow < 120);
+    CHECK(f.transfer > slow - 1 - 1e-9 && f.transfer < slow + 1e-9);
+    /* The safety net, on a fake clock: rank 0 has 10 tasks waiting to leave. */
+    const tide_lb_ops *proact = tide_lb_ops_find("proact");
+    tide_lb_actions a = fake_actions(&f);
+    v.all = NULL;
+    v.outgoing = f.outgoing = 10;
+    v.queued = 30;
+    v.now = 101; /* its queue is busy and its deadline far: nothing comes back */
+    proact->progress(&v, &a);
+    CHECK(f.reclaims == 0);
+    CHECK(proact->quiet_until(&v) > 101);
+    v.queued = 0; /* its workers ran dry: as many come back as it has workers */
+    CHECK(proact->quiet_until(&v) <= 101);
+    proact->progress(&v, &a);
+    CHECK(f.reclaims == 1 && f.reclaimed == 4);
+    v.queued = 4;
+    v.outgoing = f.outgoing;
+    v.now = proact->quiet_until(&v); /* the deadline: every waiting task comes back */
+    CHECK(v.now > 101 && v.now < 100 + 40);
+    proact->progress(&v, &a);
+    CHECK(f.reclaimed == 10 && f.outgoing == 0);
+    v.outgoing = 0; /* nothing waits: nothing to do, ever */
+    proact->progress(&v, &a);
+    CHECK(f.reclaims == 2 && isinf(proact->quiet_until(&v)));
+    /* proact_react (same state): a rank that took moves back makes no reactive ones, though
+     * the round shows it as the most loaded; a fresh plan clears that. */
+    const tide_lb_ops *pr = tide_lb_ops_find("proact_react");
+    v.all = all;
+    a = fake_actions(&f);
+    f.available = 160;
+    pr->round(&v, &a);
+    CHECK_EQ_I64(sent(&f), 0);
+    plan_costed(1e9, &f, state, &v, all, knob);
+    a = fake_actions(&f);
+    f.available = 160;
+    pr->round(&v, &a);
+    CHECK(sent(&f) > 0);
     printf("%d failures\n", check_failures);
     return check_failures != 0;
 }

@@ -37,9 +37,10 @@ static bool progress_is_idle(const tide_lb_ops *ops, tide_lb_view v, double now)
     fake f;
     tide_lb_actions a = fake_actions(&f);
     f.available = v.queued;
+    f.outgoing = v.outgoing;
     ops->progress(&v, &a);
     return f.controls == 0 && f.offloads == 0 && f.replicas == 0 && f.fatals == 0 &&
-           rng_copy == rng && memcmp(state, before, ops->state_size) == 0;
+           f.reclaims == 0 && rng_copy == rng && memcmp(state, before, ops->state_size) == 0;
 }
 
 static void walk(const tide_lb_ops *ops)
@@ -64,6 +65,8 @@ static void walk(const tide_lb_ops *ops)
                           .phase_tasks = 8,
                           .queued = pick(2) == 0 ? 0 : pick(4),
                           .queued_in = pick(3) == 0 ? pick(2) : 0,
+                          .outgoing = pick(3) == 0 ? 0 : pick(20),
+                          .threads = 1 + pick(4),
                           .knob = knob,
                           .state = state,
                           .rng = &rng};
@@ -71,9 +74,19 @@ static void walk(const tide_lb_ops *ops)
         tide_lb_actions a = fake_actions(&f);
         f.available = v.queued;
         int what = pick(8);
-        if (what == 0 && ops->phase_begin)
+        tide_rank_status all[4];
+        for (int i = 0; i < 4; i++) /* what a phase-start allgather would have brought */
+            all[i] = (tide_rank_status){.ntasks = 8,
+                                        .L_pred = pick(4) ? 8 * uniform() : -1,
+                                        .queued = 8,
+                                        .threads = 1 + pick(4),
+                                        .task_bytes = 1e6,
+                                        .send_bw = pick(2) ? 1e6 + 1e9 * uniform() : 0};
+        if (what == 0 && ops->phase_begin) {
+            if (ops->flags & TIDE_LB_PHASE_SYNC) v.all = all;
             ops->phase_begin(&v, &a);
-        else if (what <= 3 && ops->control) { /* an answer or a request, maybe stale */
+            v.all = NULL;
+        } else if (what <= 3 && ops->control) { /* an answer or a request, maybe stale */
             tide_control m = {(uint32_t)(1 + pick(2)), (uint32_t)(phase - pick(2)), pick(3), 0};
             if (m.op == 2 && pick(2)) m.value = 0;
             ops->control(&v, &a, pick(4) == 1 ? 0 : 2, &m);

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Checks that a balancing strategy never makes a phase slower than not balancing.
+
+Runs COMMAND with TIDE_LB as the environment gives it, then with TIDE_LB=none, reading each
+run's TIDE_STATS document (docs/stats.md). Both must exit 0. Then, over the phases from
+--skip-phases on, every phase of the strategy's run must take at most --ratio x the median phase
+of the none run plus --slack seconds (a phase's time is max_i W_i). With --planned, some phase
+must also have had a transfer-aware plan (a plan_transfer >= 0 on some rank), so that a run in
+which the plan never happened cannot pass by doing nothing.
+
+Usage: no_slower.py --out DIR [--skip-phases K] [--ratio F] [--slack S] [--planned] -- COMMAND
+Exit 0 when every check holds, 1 otherwise (with the phases on stderr)."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+
+def run(args, tag, lb):
+    stats = os.path.join(args.out, tag + ".json")
+    if os.path.exists(stats):
+        os.remove(stats)
+    env = dict(os.environ, TIDE_STATS=stats)
+    if lb:
+        env["TIDE_LB"] = lb
+    p = subprocess.run(args.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if p.returncode != 0:
+        sys.stdout.write(p.stdout)
+        sys.exit("no_slower: the %s run exited with %d" % (tag, p.returncode))
+    with open(stats) as f:
+        return json.load(f)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--skip-phases", type=int, default=1)
+    p.add_argument("--ratio", type=float, default=1.1)
+    p.add_argument("--slack", type=float, default=0.05)
+    p.add_argument("--planned", action="store_true")
+    p.add_argument("command", nargs="+")
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    lb = os.environ.get("TIDE_LB", "none")
+    mine = run(args, "strategy", None)["phases"][args.skip_phases:]
+    base = run(args, "none", "none")["phases"][args.skip_phases:]
+    if not mine or not base:
+        sys.exit("no_slower: no phase after --skip-phases %d" % args.skip_phases)
+    limit = args.ratio * statistics.median(max(ph["W"]) for ph in base) + args.slack
+    times = [max(ph["W"]) for ph in mine]
+    print("no_slower: %s phases %s s; none's median x %.2f + %.2f s = %.3f s" %
+          (lb, " ".join("%.3f" % t for t in times), args.ratio, args.slack, limit))
+    ok = True
+    for k, t in enumerate(times):
+        if t > limit:
+            print("no_slower: phase %d took %.3f s > %.3f s" % (k + args.skip_phases, t, limit),
+                  file=sys.stderr)
+            ok = False
+    if args.planned and not any(x >= 0 for ph in mine for x in ph.get("plan_transfer", [])):
+        print("no_slower: no phase had a transfer-aware plan (plan_transfer < 0 everywhere)",
+              file=sys.stderr)
+        ok = False
+    reclaimed = sum(sum(ph.get("reclaimed", [])) for ph in mine)
+    print("no_slower: %d tasks moved, %d taken back by the safety net" %
+          (sum(sum(ph["offloaded"]) for ph in mine), reclaimed))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

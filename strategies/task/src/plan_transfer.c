@@ -1,0 +1,180 @@
+/* Transfer-aware plans (tide_plan.h, docs/offload-planner.md "What moves cost"): which of a
+ * plan's moves arrive in time to pay for their transfer. A pure function over arrays. */
+#include "plan_internal.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+/* A send's key in the transport's order: its sender, its pass (its index among the sends of
+ * the same (from, to) pair) and its receiver; the three identify it. */
+typedef struct order_key {
+    int32_t from, to;
+    int64_t pass;
+    size_t at; /* its index in the input */
+} order_key;
+
+static int by_pair_then_input(const void *a, const void *b)
+{
+    const order_key *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->to != y->to) return x->to < y->to ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int by_send_order(const void *a, const void *b)
+{
+    const order_key *x = a, *y = b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
+    return (x->to > y->to) - (x->to < y->to);
+}
+
+static bool valid_send(int32_t np, const tide_xfer_send *s)
+{
+    return s->from >= 0 && s->from < np && s->to >= 0 && s->to < np && s->from != s->to &&
+           isfinite(s->weight) && s->weight >= 0;
+}
+
+int tide_plan_transfer_order(int32_t np, tide_xfer_send *sends, size_t n)
+{
+    if (np < 1 || (n && !sends)) return TIDE_PLAN_EINVAL;
+    for (size_t k = 0; k < n; k++)
+        if (!valid_send(np, &sends[k])) return TIDE_PLAN_EINVAL;
+    if (n < 2) return TIDE_PLAN_OK;
+    order_key *key = malloc(n * sizeof *key);
+    tide_xfer_send *copy = malloc(n * sizeof *copy);
+    if (!key || !copy) {
+        free(key), free(copy);
+        return TIDE_PLAN_ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++)
+        key[k] = (order_key){sends[k].from, sends[k].to, 0, k};
+    qsort(key, n, sizeof *key, by_pair_then_input);
+    for (size_t k = 1; k < n; k++)
+        if (key[k].from == key[k - 1].from && key[k].to == key[k - 1].to)
+            key[k].pass = key[k - 1].pass + 1;
+    qsort(key, n, sizeof *key, by_send_order);
+    for (size_t k = 0; k < n; k++)
+        copy[k] = sends[key[k].at];
+    for (size_t k = 0; k < n; k++)
+        sends[k] = copy[k];
+    free(key), free(copy);
+    return TIDE_PLAN_OK;
+}
+
+static bool valid_rank(const tide_xfer_rank *r)
+{
+    return isfinite(r->load) && r->load >= 0 && isfinite(r->threads) && r->threads > 0 &&
+           isfinite(r->bw) && r->bw >= 0 && isfinite(r->bytes) && r->bytes >= 0;
+}
+
+/* Scratch of the walk: per rank its fluid end, the latest end of a task it received, when its
+ * link is free again and where its sends are; the sends grouped by sender. */
+typedef struct walk {
+    double *end, *last, *link;
+    size_t *first, *next, *stop;
+    size_t *mine; /* indices of sends, grouped by sender in input order */
+} walk;
+
+static void walk_free(walk *w)
+{
+    free(w->end), free(w->last), free(w->link), free(w->first), free(w->next), free(w->stop);
+    free(w->mine);
+}
+
+static int walk_init(walk *w, int32_t np, const tide_xfer_rank *rank, const tide_xfer_send *s,
+                     size_t n)
+{
+    size_t P = (size_t)np;
+    w->end = malloc(P * sizeof *w->end);
+    w->last = calloc(P, sizeof *w->last);
+    w->link = calloc(P, sizeof *w->link);
+    w->first = calloc(P + 1, sizeof *w->first);
+    w->next = malloc(P * sizeof *w->next);
+    w->stop = malloc(P * sizeof *w->stop);
+    w->mine = malloc((n ? n : 1) * sizeof *w->mine);
+    if (!w->end || !w->last || !w->link || !w->first || !w->next || !w->stop || !w->mine)
+        return TIDE_PLAN_ENOMEM;
+    for (size_t i = 0; i < P; i++)
+        w->end[i] = rank[i].load / rank[i].threads;
+    for (size_t k = 0; k < n; k++) /* a counting sort by sender, stable */
+        w->first[s[k].from + 1]++;
+    for (size_t i = 0; i < P; i++) {
+        w->first[i + 1] += w->first[i];
+        w->next[i] = w->first[i];
+        w->stop[i] = w->first[i + 1];
+    }
+    for (size_t k = 0; k < n; k++)
+        w->mine[w->next[s[k].from]++] = k;
+    for (size_t i = 0; i < P; i++)
+        w->next[i] = w->first[i];
+    return TIDE_PLAN_OK;
+}
+
+/* When sender i's next task would arrive (its link free, then one task's bytes). */
+static double next_arrival(const walk *w, const tide_xfer_rank *rank, int32_t i)
+{
+    double b = rank[i].bw > 0 ? rank[i].bytes / rank[i].bw : 0;
+    return w->link[i] + b;
+}
+
+/* The sender whose next undecided send arrives first (ties: the lowest rank), or -1. */
+static int32_t earliest_sender(const walk *w, int32_t np, const tide_xfer_rank *rank,
+                               const tide_xfer_send *s)
+{
+    int32_t best = -1;
+    double at = INFINITY;
+    for (int32_t i = 0; i < np; i++) {
+        size_t *k = &w->next[i];
+        while (*k < w->stop[i] && s[w->mine[*k]].arrival == -1) /* dropped with its pair */
+            (*k)++;
+        if (*k == w->stop[i]) continue;
+        double a = next_arrival(w, rank, i);
+        if (a < at) at = a, best = i;
+    }
+    return best;
+}
+
+/* The rest of sender i's sends to j arrive later still: they stay too. */
+static void drop_pair(const walk *w, tide_xfer_send *s, int32_t i, int32_t j)
+{
+    for (size_t k = w->next[i]; k < w->stop[i]; k++)
+        if (s[w->mine[k]].to == j) s[w->mine[k]].arrival = -1;
+}
+
+int tide_plan_transfer(int32_t np, const tide_xfer_rank *rank, tide_xfer_send *sends, size_t n,
+                       double *finish)
+{
+    if (np < 1 || !rank || (n && !sends)) return TIDE_PLAN_EINVAL;
+    for (int32_t i = 0; i < np; i++)
+        if (!valid_rank(&rank[i])) return TIDE_PLAN_EINVAL;
+    for (size_t k = 0; k < n; k++) {
+        if (!valid_send(np, &sends[k])) return TIDE_PLAN_EINVAL;
+        sends[k].arrival = NAN; /* undecided */
+    }
+    walk w = {0};
+    int rc = walk_init(&w, np, rank, sends, n);
+    for (int32_t i; rc == TIDE_PLAN_OK && (i = earliest_sender(&w, np, rank, sends)) >= 0;) {
+        tide_xfer_send *s = &sends[w.mine[w.next[i]++]];
+        int32_t j = s->to;
+        double a = next_arrival(&w, rank, i);
+        double start = fmax(w.end[j], a);
+        double done = fmax(start + s->weight / rank[j].threads, a + s->weight);
+        if (done < w.end[i]) {
+            s->arrival = a;
+            w.link[i] = a;
+            w.end[j] = start + s->weight / rank[j].threads;
+            w.last[j] = fmax(w.last[j], done);
+            w.end[i] -= s->weight / rank[i].threads;
+        } else {
+            s->arrival = -1;
+            drop_pair(&w, sends, i, j);
+        }
+    }
+    if (rc == TIDE_PLAN_OK && finish)
+        for (int32_t i = 0; i < np; i++)
+            finish[i] = fmax(w.end[i], w.last[i]);
+    walk_free(&w);
+    return rc;
+}

@@ -1,0 +1,143 @@
+/* Transfer-aware plans (tide_plan_transfer): moves that would arrive too late to gain anything
+ * stay; with free or fast transfers the plan is kept whole; the transport's send order; and, on
+ * random plans, the model never predicts a phase longer than moving nothing. */
+#include "check.h"
+#include "tide_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int kept(const tide_xfer_send *s, size_t n)
+{
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i].arrival >= 0;
+    return k;
+}
+
+/* One sender with 40 s of unit tasks on 4 workers (it ends at 10 s), three idle receivers on 4
+ * workers, 30 planned moves in the transport's order. */
+static size_t one_sender(tide_xfer_rank *r, tide_xfer_send *s, double bw)
+{
+    r[0] = (tide_xfer_rank){40, 4, bw, 1e6};
+    for (int j = 1; j < 4; j++)
+        r[j] = (tide_xfer_rank){0, 4, bw, 1e6};
+    size_t n = 0;
+    for (int pass = 0; pass < 10; pass++)
+        for (int j = 1; j < 4; j++)
+            s[n++] = (tide_xfer_send){0, j, pass, 1.0, 0};
+    return n;
+}
+
+static void slow_link_drops_late_moves(void)
+{
+    tide_xfer_rank r[4];
+    tide_xfer_send s[30];
+    double fin[4];
+    /* 1 MB per task at 1 MB/s: task k arrives at k s and ends at k + 1 s on an idle receiver,
+     * while the sender, having given away k - 1 tasks, ends at 10 - (k - 1) / 4 s. The move pays
+     * while k + 1 < 10 - (k - 1) / 4, that is for k <= 7. */
+    size_t n = one_sender(r, s, 1e6);
+    CHECK(tide_plan_transfer(4, r, s, n, fin) == TIDE_PLAN_OK);
+    CHECK_EQ_I64(kept(s, n), 7);
+    for (size_t k = 0; k < n; k++)
+        CHECK(k < 7 ? fabs(s[k].arrival - (double)(k + 1)) < 1e-12 : s[k].arrival == -1);
+    CHECK(fabs(fin[0] - (10 - 7 * 0.25)) < 1e-12);
+    CHECK(fabs(fin[1] - 8.0) < 1e-12); /* its last task arrived at 7 s and took 1 s */
+    /* The same plan at 1 GB/s, and with the rate unknown (moves free): every move pays. */
+    n = one_sender(r, s, 1e9);
+    CHECK(tide_plan_transfer(4, r, s, n, fin) == TIDE_PLAN_OK);
+    CHECK_EQ_I64(kept(s, n), 30);
+    CHECK(s[29].arrival > 0.0299 && s[29].arrival < 0.0301);
+    n = one_sender(r, s, 0);
+    CHECK(tide_plan_transfer(4, r, s, n, NULL) == TIDE_PLAN_OK);
+    CHECK_EQ_I64(kept(s, n), 30);
+}
+
+/* A move that gains nothing even when free stays: the receiver would end later than the sender. */
+static void no_gain_no_move(void)
+{
+    tide_xfer_rank r[2] = {{10, 1, 0, 0}, {9.5, 1, 0, 0}};
+    tide_xfer_send s[1] = {{0, 1, 0, 1.0, 0}};
+    CHECK(tide_plan_transfer(2, r, s, 1, NULL) == TIDE_PLAN_OK);
+    CHECK(s[0].arrival == -1);
+}
+
+/* The transport sends round-robin over the receivers, in rank order, one task each per pass. */
+static void transport_order(void)
+{
+    tide_xfer_send s[6] = {{1, 3, 10, 1, 0}, {1, 3, 11, 1, 0}, {1, 3, 12, 1, 0},
+                           {0, 2, 20, 1, 0}, {1, 0, 30, 1, 0}, {1, 2, 40, 1, 0}};
+    CHECK(tide_plan_transfer_order(4, s, 6) == TIDE_PLAN_OK);
+    const int64_t want[6] = {20, 30, 40, 10, 11, 12};
+    for (int k = 0; k < 6; k++)
+        CHECK_EQ_I64(s[k].unit, want[k]);
+}
+
+static void bad_input(void)
+{
+    tide_xfer_rank r[2] = {{1, 1, 0, 0}, {1, 0, 0, 0}}; /* no workers */
+    tide_xfer_send s[1] = {{0, 1, 0, 1, 0}};
+    CHECK(tide_plan_transfer(2, r, s, 1, NULL) == TIDE_PLAN_EINVAL);
+    r[1].threads = 1;
+    s[0].to = 0; /* to itself */
+    CHECK(tide_plan_transfer(2, r, s, 1, NULL) == TIDE_PLAN_EINVAL);
+    CHECK(tide_plan_transfer_order(2, s, 1) == TIDE_PLAN_EINVAL);
+    s[0].to = 1;
+    s[0].weight = NAN;
+    CHECK(tide_plan_transfer(2, r, s, 1, NULL) == TIDE_PLAN_EINVAL);
+    r[0].bw = -1;
+    s[0].weight = 1;
+    CHECK(tide_plan_transfer(2, r, s, 1, NULL) == TIDE_PLAN_EINVAL);
+}
+
+/* Random Algorithm-1 plans with random rates: the predicted end of every rank after the kept
+ * moves is never later than the latest end without moves, and the kept moves of a (sender,
+ * receiver) pair are the first ones it would send. */
+static void random_plans(void)
+{
+    uint64_t seed = 26;
+    for (int round = 0; round < 2000; round++) {
+        int np = 2 + (int)(test_rand(&seed) % 15);
+        double load[16];
+        int64_t n[16];
+        tide_xfer_rank r[16];
+        double worst = 0;
+        for (int i = 0; i < np; i++) {
+            n[i] = 1 + (int64_t)(test_rand(&seed) % 60);
+            load[i] = (double)n[i] * (0.01 + 0.1 * (double)(test_rand(&seed) % 100) / 100);
+            double bw = test_rand(&seed) % 4 == 0 ? 0 : 1e6 * (double)(1 + test_rand(&seed) % 1000);
+            r[i] = (tide_xfer_rank){load[i], (double)(1 + test_rand(&seed) % 8), bw, 2e6};
+            worst = fmax(worst, load[i] / r[i].threads);
+        }
+        tide_move moves[16];
+        tide_move_plan plan = {np, 0, 16, moves, NULL};
+        CHECK(tide_plan_proact(np, load, n, NULL, &plan) == TIDE_PLAN_OK);
+        tide_xfer_send *s = malloc(16 * 60 * sizeof *s);
+        size_t ns = 0;
+        for (size_t m = 0; m < plan.nmoves; m++)
+            for (int64_t c = 0; c < moves[m].count; c++)
+                s[ns++] = (tide_xfer_send){moves[m].from, moves[m].to, c,
+                                           load[moves[m].from] / (double)n[moves[m].from], 0};
+        CHECK(tide_plan_transfer_order(np, s, ns) == TIDE_PLAN_OK);
+        double fin[16];
+        CHECK(tide_plan_transfer(np, r, s, ns, fin) == TIDE_PLAN_OK);
+        for (int i = 0; i < np; i++)
+            CHECK(fin[i] <= worst + 1e-9);
+        for (size_t a = 0; a < ns; a++)
+            for (size_t b = a + 1; b < ns; b++)
+                if (s[a].from == s[b].from && s[a].to == s[b].to)
+                    CHECK(!(s[a].arrival < 0 && s[b].arrival >= 0));
+        free(s);
+    }
+}
+
+int main(void)
+{
+    slow_link_drops_late_moves();
+    no_gain_no_move();
+    transport_order();
+    bad_input();
+    random_plans();
+    return CHECK_REPORT("test_plan_transfer");
+}
