@@ -5,8 +5,8 @@ Runs COMMAND with TIDE_LB as the environment gives it, then with TIDE_LB=none, r
 run's TIDE_STATS document (docs/stats.md). Both must exit 0. Then, over the phases from
 --skip-phases on, every phase of the strategy's run must take at most --ratio x the median phase
 of the none run plus --slack seconds (a phase's time is max_i W_i). With --planned, some phase
-must also have had a transfer-aware plan (a plan_transfer >= 0 on some rank), so that a run in
-which the plan never happened cannot pass by doing nothing.
+must also have been planned (its plan_limit is not null), so that a run in which no plan was
+ever made cannot pass by doing nothing.
 
 Usage: no_slower.py --out DIR [--skip-phases K] [--ratio F] [--slack S] [--planned] -- COMMAND
 Exit 0 when every check holds, 1 otherwise (with the phases on stderr)."""
@@ -59,9 +59,8 @@ def main():
             print("no_slower: phase %d took %.3f s > %.3f s" % (k + args.skip_phases, t, limit),
                   file=sys.stderr)
             ok = False
-    if args.planned and not any(x >= 0 for ph in mine for x in ph.get("plan_transfer", [])):
-        print("no_slower: no phase had a transfer-aware plan (plan_transfer < 0 everywhere)",
-              file=sys.stderr)
+    if args.planned and not any(ph.get("plan_limit") is not None for ph in mine):
+        print("no_slower: no phase was planned (plan_limit null everywhere)", file=sys.stderr)
         ok = False
     reclaimed = sum(sum(ph.get("reclaimed", [])) for ph in mine)
     print("no_slower: %d tasks moved, %d taken back by the safety net" %

@@ -274,11 +274,12 @@ static void proact_begin(const tide_lb_view *v, const tide_lb_actions *a)
  * the deadline. The transport drains the send queue from the front, the workers from the back,
  * so a slow transport costs the phase no more than keeping the tasks would have. A rank whose
  * moves fell behind makes no reactive ones for the rest of the phase (they would only be taken
- * back in turn). Before the first plan, proact is react, which has no net. */
+ * back in turn). Before the first plan, when proact moves as react does, the net works the same
+ * way with the queue running dry as its only trigger (there is no plan, so no deadline). */
 static void proact_progress(const tide_lb_view *v, const tide_lb_actions *a)
 {
     proact_state *s = v->state;
-    if (!s->planned || v->outgoing <= 0 || !a->reclaim) return;
+    if (v->outgoing <= 0 || !a->reclaim) return;
     int n = 0;
     if (v->now >= s->deadline)
         n = a->reclaim(a->ctx, (int)v->outgoing);
@@ -291,14 +292,14 @@ static void proact_progress(const tide_lb_view *v, const tide_lb_actions *a)
 static double proact_quiet_until(const tide_lb_view *v)
 {
     const proact_state *s = v->state;
-    if (!s->planned || v->outgoing <= 0) return INFINITY;
+    if (v->outgoing <= 0) return INFINITY;
     return v->queued == 0 ? v->now : s->deadline;
 }
 
 static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
 {
     const proact_state *s = v->state;
-    if (s->planned) return;
+    if (s->planned || s->behind) return;
     tide_lb_pair p = tide_lb_react_pair(v, v->knob[K_THRESHOLD], v->knob[K_MAX_TASKS]);
     if (p.send > 0) a->offload(a->ctx, p.partner, p.send);
 }
