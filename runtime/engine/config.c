@@ -84,9 +84,11 @@ static const tide_knob runtime_rows[] = {
      FIELD(offload)},
     {.name = "TIDE_MAX_INFLIGHT",
      .kind = TIDE_KNOB_BYTES,
-     .def = "64M",
+     .def = "16M",
      .help = "bound on bytes of task and result messages in flight per rank; a single larger "
-             "message still goes alone",
+             "message still goes alone. What is in flight can no longer be taken back by "
+             "proact's safety net (docs/offload-planner.md); 16M keeps a link as busy as 64M did "
+             "(docs/performance.md, section 13)",
      FIELD(max_inflight)},
     {.name = "TIDE_PACK_MAX",
      .kind = TIDE_KNOB_BYTES,

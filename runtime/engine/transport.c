@@ -5,6 +5,7 @@
  * this layer does not own (control messages, results of replicas) go to the handlers the comm
  * thread passes in (tide_dispatch), so the layers above it are called, never included. */
 #include "internal.h"
+#include "tide_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,6 @@ typedef struct send_slot {
     bool tasks; /* a message of offloaded tasks */
 } send_slot;
 
-/* How fast this rank's offloaded tasks drain: bytes of task messages over the time during which
- * some task waited to leave or travelled (the backlog). That is what a plan needs to know (how
- * long k bytes take to leave this rank), whatever limits it: MPI, the receivers' comm threads
- * matching the messages, this comm thread's own turns, or a busy node. */
-typedef struct drain {
-    double since;       /* tide_now() when the current backlog began; 0: no backlog */
-    double time, bytes; /* this phase's backlog time and task bytes delivered */
-    double last_done;   /* tide_now() when this phase's last task message completed; 0: none */
-    double est_time;    /* decayed sums over the phases (each phase halves the past) */
-    double est_bytes;
-} drain;
-
 struct tide_transport {
     inflight waiting;     /* offloaded tasks awaiting their result */
     tide_queue *outgoing; /* size entries: tasks chosen to move to each rank */
@@ -42,9 +31,9 @@ struct tide_transport {
     int next_dest;        /* where the next pass of task sends starts (round-robin) */
     MPI_Request *reqs;    /* sends in progress */
     send_slot *slots;
-    int nsends, capsends, ntask_sends;
+    int nsends, capsends;
     int *done_idx;
-    drain drain;
+    tide_drain drain;     /* how fast a burst of task messages leaves (tide_plan.h) */
     double throttle_bw;   /* TIDE_THROTTLE_*: bytes/s this rank's task sends are held to, or 0 */
     double throttle_next; /* tide_now() before which no task message may be posted */
     bool warned_unmovable;
@@ -52,45 +41,17 @@ struct tide_transport {
 
 /* ---- the drain rate -------------------------------------------------------------------------- */
 
-static bool backlog(const tide_transport *tp)
-{
-    return tp->noutgoing > 0 || tp->ntask_sends > 0;
-}
-
-static void backlog_begin(tide_transport *tp)
-{
-    if (tp->drain.since == 0) tp->drain.since = tide_now();
-}
-
-static void backlog_check_end(tide_transport *tp)
-{
-    if (tp->drain.since == 0 || backlog(tp)) return;
-    tp->drain.time += tide_now() - tp->drain.since;
-    tp->drain.since = 0;
-}
-
 double tide_transport_send_bw(const tide_rt *rt)
 {
-    const drain *d = &rt->transport->drain;
-    return d->est_time > 0 ? d->est_bytes / d->est_time : 0;
+    return tide_drain_rate(&rt->transport->drain);
 }
 
 void tide_transport_phase_end(tide_rt *rt, double *send_bw, double *sent_last)
 {
     tide_transport *tp = rt->transport;
-    drain *d = &tp->drain;
-    double now = tide_now();
-    if (d->since) { /* a send whose completion this thread has not seen yet: count it so far */
-        d->time += now - d->since;
-        d->since = now;
-    }
-    if (d->bytes > 0) {
-        d->est_bytes = 0.5 * d->est_bytes + d->bytes;
-        d->est_time = 0.5 * d->est_time + d->time;
-    }
-    *sent_last = d->last_done > 0 ? d->last_done - rt->phase_start : 0;
-    *send_bw = tide_transport_send_bw(rt);
-    d->time = d->bytes = d->last_done = 0;
+    double last;
+    *send_bw = tide_drain_phase_end(&tp->drain, tide_now(), &last);
+    *sent_last = last > 0 ? last - rt->phase_start : 0;
     tp->next_dest = 0; /* plans model each phase's sends from rank 0 on (plan_transfer.c) */
 }
 
@@ -104,7 +65,7 @@ static void outgoing_push(tide_rt *rt, int dest, tide_task *t)
     tide_transport *tp = rt->transport;
     tide_queue_push(&tp->outgoing[dest], t);
     tp->noutgoing++;
-    backlog_begin(tp);
+    tide_drain_waiting(&tp->drain, tide_now());
 }
 
 static void inflight_put(inflight *f, tide_task *t)
@@ -163,7 +124,6 @@ static void post(tide_rt *rt, int dest, unsigned char *buf, size_t len, bool tas
     if (rt->trace) tide_trace_send(rt->trace, dest, buf, len, t0, tide_now());
     tp->slots[tp->nsends] = (send_slot){buf, len, tasks};
     tp->nsends++;
-    tp->ntask_sends += tasks;
     rt->inflight_bytes += len;
     rt->bytes_sent += len;
 }
@@ -196,14 +156,11 @@ bool tide_transport_complete(tide_rt *rt)
         rt->inflight_bytes -= s->len;
         if (s->tasks) {
             if (!now) now = tide_now();
-            tp->ntask_sends--;
-            tp->drain.bytes += (double)s->len;
-            tp->drain.last_done = now;
+            tide_drain_completed(&tp->drain, (double)s->len, now);
         }
         free(s->buf);
         s->buf = NULL;
     }
-    backlog_check_end(tp);
     int w = 0;
     for (int i = 0; i < tp->nsends; i++)
         if (tp->slots[i].buf) {
@@ -307,7 +264,7 @@ int tide_transport_reclaim(tide_rt *rt, int n)
     }
     if (taken) {
         rt->n_reclaimed += taken;
-        backlog_check_end(tp);
+        if (tp->noutgoing == 0) tide_drain_flowing(&tp->drain, tide_now());
         tide_workers_wake(rt);
     }
     return taken;
@@ -373,6 +330,7 @@ static bool send_one_message(tide_rt *rt, int dest)
     int got = 0;
     size_t len = p.len;
     tp->noutgoing -= p.n;
+    if (tp->noutgoing == 0) tide_drain_flowing(&tp->drain, now ? now : tide_now());
     for (int i = 0; i < p.n; i++) {
         tide_task *t = tide_queue_pop_front(q);
         if (encodable(rt, t, &ids[got]))
@@ -380,10 +338,7 @@ static bool send_one_message(tide_rt *rt, int dest)
         else
             len -= tide_wire_task_size(t);
     }
-    if (!got) {
-        backlog_check_end(tp);
-        return true;
-    }
+    if (!got) return true;
     unsigned char *buf = malloc(len);
     if (!buf) tide_fatal("out of memory packing %zu bytes", len);
     size_t off = sizeof(tide_wire_header);

@@ -211,7 +211,7 @@ static void defaults(void)
     tide_config_defaults(&c);
     CHECK(c.threads == 0 && strcmp(c.lb, "none") == 0 && c.offload == TIDE_OFFLOAD_PACKED,
           "threads, lb, offload");
-    CHECK(c.max_inflight == 64ull << 20 && c.pack_max == 1ull << 20, "byte bounds");
+    CHECK(c.max_inflight == 16ull << 20 && c.pack_max == 1ull << 20, "byte bounds");
     CHECK(c.poll_spin == 200 && c.poll_sleep_max_us == 250 && c.comm_cpu == -1, "polling");
     CHECK(!c.stats_path[0] && !c.tool_path[0] && !c.objects_stats_path[0], "no files");
     CHECK(c.quiet == 0 && c.verbose == 0 && c.seed == 1 && c.check_exe == 1 && c.round_us == 500,

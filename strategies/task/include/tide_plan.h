@@ -173,6 +173,38 @@ int tide_plan_transfer_order(int32_t np, tide_xfer_send *sends, size_t n);
 int tide_plan_transfer(int32_t np, const tide_xfer_rank *rank, tide_xfer_send *sends, size_t n,
                        double *finish);
 
+/* The rate a rank's burst of moves drains at (send_bw in the status and the statistics): bytes
+ * of the task messages that completed while other own tasks waited to be posted (the in-flight
+ * bound was full, or a throttle held them), over the time they waited (the backlog). That is
+ * whatever limits a burst: MPI, the receivers' comm threads matching the messages, the sender's
+ * own turns on a busy node. A few tasks that leave at once (react's moves) measure a message's
+ * latency, not this rate, and leave the estimate as it was. The estimate is the best rate of
+ * the last TIDE_DRAIN_PHASES phases that measured one: on a busy node the rate swings several
+ * times from phase to phase, and a plan made for the slow moments keeps on the sender work that
+ * the fast ones would have moved; proact's safety net covers the slow moments instead. The
+ * caller passes its clock (libtide's tide_now, tide-sim's simulated time). */
+#define TIDE_DRAIN_PHASES 4
+typedef struct tide_drain {
+    int open; /* a backlog is open, since `since` */
+    double since;
+    double time, bytes; /* this phase's backlog time and the task bytes completed in it */
+    double last_done;   /* when this phase's last task message completed; 0: none */
+    double rate[TIDE_DRAIN_PHASES]; /* bytes/s of the last phases that measured one (0: none) */
+    int next;                       /* where the next phase's rate goes */
+} tide_drain;
+
+/* Tasks wait to be posted (a no-op while a backlog is open). */
+void tide_drain_waiting(tide_drain *d, double now);
+/* None waits any more: the backlog ends. */
+void tide_drain_flowing(tide_drain *d, double now);
+/* A task message of len bytes completed. */
+void tide_drain_completed(tide_drain *d, double len, double now);
+/* At phase end: folds the phase in, returns the estimate (bytes/s, 0: never measured) and in
+ * *last_done when the phase's last task message completed (0: none), and starts a new phase. */
+double tide_drain_phase_end(tide_drain *d, double now, double *last_done);
+/* The estimate: the best of the recent phases' rates (0: never measured). */
+double tide_drain_rate(const tide_drain *d);
+
 /* ---------------------------------------------------------------------------------------------
  * Reactive pairing (Chameleon's react_mig decision), evaluated by every rank at each exchange.
  *

@@ -178,3 +178,46 @@ int tide_plan_transfer(int32_t np, const tide_xfer_rank *rank, tide_xfer_send *s
     walk_free(&w);
     return rc;
 }
+
+/* ---- the drain rate (tide_plan.h) ------------------------------------------------------------ */
+
+void tide_drain_waiting(tide_drain *d, double now)
+{
+    if (!d->open) d->open = 1, d->since = now;
+}
+
+void tide_drain_flowing(tide_drain *d, double now)
+{
+    if (!d->open) return;
+    d->time += now - d->since;
+    d->open = 0;
+}
+
+void tide_drain_completed(tide_drain *d, double len, double now)
+{
+    if (d->open) d->bytes += len;
+    d->last_done = now;
+}
+
+double tide_drain_rate(const tide_drain *d)
+{
+    double best = 0;
+    for (int i = 0; i < TIDE_DRAIN_PHASES; i++)
+        best = fmax(best, d->rate[i]);
+    return best;
+}
+
+double tide_drain_phase_end(tide_drain *d, double now, double *last_done)
+{
+    if (d->open) { /* a backlog open at the phase end: counted so far, and goes on */
+        d->time += now - d->since;
+        d->since = now;
+    }
+    if (d->bytes > 0 && d->time > 0) {
+        d->rate[d->next] = d->bytes / d->time;
+        d->next = (d->next + 1) % TIDE_DRAIN_PHASES;
+    }
+    *last_done = d->last_done;
+    d->time = d->bytes = d->last_done = 0;
+    return tide_drain_rate(d);
+}

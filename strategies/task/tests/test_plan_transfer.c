@@ -1,6 +1,7 @@
 /* Transfer-aware plans (tide_plan_transfer): moves that would arrive too late to gain anything
- * stay; with free or fast transfers the plan is kept whole; the transport's send order; and, on
- * random plans, the model never predicts a phase longer than moving nothing. */
+ * stay; with free or fast transfers the plan is kept whole; the transport's send order; on
+ * random plans, the model never predicts a phase longer than moving nothing; and the drain rate
+ * the plans are made with (tide_drain). */
 #include "check.h"
 #include "tide_plan.h"
 
@@ -132,8 +133,40 @@ static void random_plans(void)
     }
 }
 
+/* The drain rate: only what completes while tasks wait to leave counts, over the time they
+ * wait; the estimate is the best of the last TIDE_DRAIN_PHASES phases that measured one. */
+static void drain_rate(void)
+{
+    tide_drain d = {0};
+    double last;
+    tide_drain_completed(&d, 5e6, 0.5); /* a move that left at once: no backlog, no rate */
+    CHECK(tide_drain_phase_end(&d, 0.6, &last) == 0 && last == 0.5);
+    tide_drain_waiting(&d, 1);
+    tide_drain_waiting(&d, 1.5); /* already waiting: the backlog began at 1 */
+    tide_drain_completed(&d, 1e6, 2);
+    tide_drain_flowing(&d, 3);
+    tide_drain_completed(&d, 7e6, 4); /* after the backlog: latency, not rate */
+    CHECK(fabs(tide_drain_phase_end(&d, 5, &last) - 5e5) < 1e-6 && last == 4);
+    CHECK(tide_drain_phase_end(&d, 6, &last) == 5e5 && last == 0); /* nothing sent: kept */
+    for (int p = 0; p < TIDE_DRAIN_PHASES; p++) { /* slower phases push the fast one out */
+        tide_drain_waiting(&d, 10 + p);
+        tide_drain_completed(&d, 1e5, 10.5 + p);
+        tide_drain_flowing(&d, 11 + p);
+        double rate = tide_drain_phase_end(&d, 11 + p, &last);
+        CHECK(p < TIDE_DRAIN_PHASES - 1 ? rate == 5e5 : fabs(rate - 1e5) < 1e-6);
+    }
+    tide_drain_waiting(&d, 20); /* a backlog open at the phase end counts so far, goes on */
+    tide_drain_completed(&d, 4e6, 20.5);
+    CHECK(fabs(tide_drain_phase_end(&d, 21, &last) - 4e6) < 1e-6);
+    tide_drain_completed(&d, 1e6, 21.5);
+    tide_drain_flowing(&d, 22);
+    CHECK(fabs(tide_drain_phase_end(&d, 23, &last) - 4e6) < 1e-6 &&
+          d.rate[(d.next + 3) % 4] == 1e6);
+}
+
 int main(void)
 {
+    drain_rate();
     slow_link_drops_late_moves();
     no_gain_no_move();
     transport_order();
