@@ -4,8 +4,8 @@
  * weights on every rank, plan_proact_weighted.c chooses which tasks leave. A surplus within a
  * rank's uncertainty (times TIDE_PROACT_MARGIN) moves nothing. Every move must also pay for its
  * transfer (plan_transfer.c): a task that would arrive too late to gain anything stays. During
- * the phase a safety net takes back the moves that fall behind: when the sender's own queue runs
- * dry, or its plan's end comes, with tasks still waiting to leave, it runs them itself. Until
+ * the phase a safety net takes back the moves that fall behind: when the sender's workers run
+ * out of own tasks while some still wait to leave, they run those themselves. Until
  * every rank has a prediction it behaves as `react`. `proact_react` adds reactive corrections
  * during the phase to the plan, for what the prediction missed. */
 #include "tide_lb.h"
@@ -25,10 +25,8 @@ static const tide_lb_knob proact_margin = {
             "uncertainty; a surplus within it moves nothing (0: plan on the predictions alone)"};
 
 typedef struct proact_state {
-    bool planned;    /* this phase's plan was made (every rank had a prediction) */
-    double deadline; /* v->now at which this rank's kept work ends by the plan: what is still
-                        waiting to leave then is late, and stays */
-    bool behind;     /* the safety net took moves back: this rank sends no more this phase */
+    bool planned; /* this phase's plan was made (every rank had a prediction) */
+    bool behind;  /* the safety net took moves back: this rank sends no more this phase */
 } proact_state;
 
 /* What moving costs on every rank, from the phase-start status. */
@@ -47,23 +45,20 @@ static tide_xfer_rank *xfer_ranks(const tide_lb_view *v)
 }
 
 /* Keeps the sends that pay for their transfer (arrival >= 0), in the transport's order, and
- * sets this rank's deadline and planned transfer time. False when out of memory. */
+ * reports this rank's planned transfer time. False when out of memory. */
 static bool cost_moves(const tide_lb_view *v, const tide_lb_actions *a, tide_xfer_send *sends,
                        size_t n)
 {
-    proact_state *s = v->state;
     tide_xfer_rank *rank = xfer_ranks(v);
-    double *finish = malloc((size_t)v->size * sizeof *finish);
-    bool ok = rank && finish && tide_plan_transfer_order(v->size, sends, n) == TIDE_PLAN_OK &&
-              tide_plan_transfer(v->size, rank, sends, n, finish) == TIDE_PLAN_OK;
-    if (ok) {
+    bool ok = rank && tide_plan_transfer_order(v->size, sends, n) == TIDE_PLAN_OK &&
+              tide_plan_transfer(v->size, rank, sends, n, NULL) == TIDE_PLAN_OK;
+    if (ok && a->report_transfer) {
         double last = -1;
         for (size_t k = 0; k < n; k++)
             if (sends[k].from == v->rank && sends[k].arrival > last) last = sends[k].arrival;
-        s->deadline = v->now + finish[v->rank];
-        if (a->report_transfer) a->report_transfer(a->ctx, last);
+        a->report_transfer(a->ctx, last);
     }
-    free(rank), free(finish);
+    free(rank);
     return ok;
 }
 
@@ -262,44 +257,38 @@ static bool plan_and_send(const tide_lb_view *v, const tide_lb_actions *a)
 static void proact_begin(const tide_lb_view *v, const tide_lb_actions *a)
 {
     proact_state *s = v->state;
-    s->deadline = INFINITY;
     s->behind = false;
     s->planned = plan_and_send(v, a);
 }
 
-/* The safety net. Tasks still waiting to leave when this rank's workers run out of their own
- * (its queue is empty) or when its plan's end comes are late: they would arrive after the
- * moment this rank could have started them itself. It takes back the last ones the transport
- * would send: as many as its workers can start at once when the queue runs dry, all of them at
- * the deadline. The transport drains the send queue from the front, the workers from the back,
- * so a slow transport costs the phase no more than keeping the tasks would have. A rank whose
- * moves fell behind makes no reactive ones for the rest of the phase (they would only be taken
- * back in turn). Before the first plan, when proact moves as react does, the net works the same
- * way with the queue running dry as its only trigger (there is no plan, so no deadline). */
+/* The safety net: a task still waiting to leave when its sender's workers would otherwise reach
+ * it is late, and stays. The workers reach the tasks waiting to leave when the own queue holds
+ * fewer tasks than they are: then the net takes back as many as make up the difference, the
+ * last ones the transport would send. The transport drains the send queue from the front and
+ * the workers from the back, each at its real pace, so a slow transport costs the phase no more
+ * than keeping the tasks would have, and a fast one is not held back by a pessimistic guess. A
+ * rank that took moves back makes no reactive ones for the rest of the phase (they would only
+ * be taken back in turn), and none while earlier moves still wait to leave (the link is busy).
+ * Before the first plan, when proact moves as react does, the net works the same way. */
 static void proact_progress(const tide_lb_view *v, const tide_lb_actions *a)
 {
     proact_state *s = v->state;
-    if (v->outgoing <= 0 || !a->reclaim) return;
-    int n = 0;
-    if (v->now >= s->deadline)
-        n = a->reclaim(a->ctx, (int)v->outgoing);
-    else if (v->queued == 0)
-        n = a->reclaim(a->ctx, v->threads > 0 ? v->threads : 1);
-    if (n > 0) s->behind = true;
+    int workers = v->threads > 0 ? v->threads : 1;
+    if (v->outgoing <= 0 || v->queued >= workers || !a->reclaim) return;
+    if (a->reclaim(a->ctx, workers - (int)v->queued) > 0) s->behind = true;
 }
 
-/* progress acts at once when the queue is dry, else first at the deadline. */
+/* progress acts at once when the queue is short of the workers, else only after a change. */
 static double proact_quiet_until(const tide_lb_view *v)
 {
-    const proact_state *s = v->state;
-    if (v->outgoing <= 0) return INFINITY;
-    return v->queued == 0 ? v->now : s->deadline;
+    int workers = v->threads > 0 ? v->threads : 1;
+    return v->outgoing > 0 && v->queued < workers ? v->now : INFINITY;
 }
 
 static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
 {
     const proact_state *s = v->state;
-    if (s->planned || s->behind) return;
+    if (s->planned || s->behind || v->outgoing > 0) return;
     tide_lb_pair p = tide_lb_react_pair(v, v->knob[K_THRESHOLD], v->knob[K_MAX_TASKS]);
     if (p.send > 0) a->offload(a->ctx, p.partner, p.send);
 }
@@ -307,7 +296,7 @@ static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
 static void proact_react_round(const tide_lb_view *v, const tide_lb_actions *a)
 {
     const proact_state *s = v->state;
-    if (s->behind) return;
+    if (s->behind || v->outgoing > 0) return;
     tide_lb_pair p = tide_lb_react_pair(v, v->knob[K_THRESHOLD], v->knob[K_MAX_TASKS]);
     if (p.send > 0) a->offload(a->ctx, p.partner, p.send);
 }

@@ -2,7 +2,7 @@
  * it offloads, and the plan reports what it leaves and why: nothing; a surplus smaller than a
  * task (granularity); a surplus within the prediction's uncertainty (the margin). With a slow
  * transport it moves only what arrives in time, and its safety net (a fake clock) takes back
- * what is still waiting to leave when the sender's queue runs dry or its plan's end comes. */
+ * what is still waiting to leave when the sender's workers would reach it. */
 #include "fake.h"
 
 /* Rank 0 of 4 (4 workers each) holds 160 tasks of 1 s; the others none. Its sends drain at bw
@@ -103,29 +103,43 @@ int main(void)
     int slow = sent(&f);
     CHECK(slow > 0 && slow < 120);
     CHECK(f.transfer > slow - 1 - 1e-9 && f.transfer < slow + 1e-9);
-    /* The safety net, on a fake clock: rank 0 has 10 tasks waiting to leave. */
+    /* The safety net, on a fake clock: rank 0 keeps 8 tasks of 1 s for its 4 workers and has
+     * 20 more waiting to leave, but its transport sends one every 2 s. Without the net its
+     * workers are idle from t = 2 s and the last task leaves at 40 s; with it they take back the
+     * waiting tasks as soon as their queue holds fewer than 4 (at 1 s, with 4 still running), the
+     * transport sends what it can meanwhile (2 tasks, at 2 and 4 s), and the 26 that stayed end
+     * at 7 s: 28 tasks on 4 workers, as if nothing had been planned to move. */
     const tide_lb_ops *proact = tide_lb_ops_find("proact");
     tide_lb_actions a = fake_actions(&f);
+    f.outgoing = 20;
     v.all = NULL;
-    v.outgoing = f.outgoing = 10;
-    v.queued = 30;
-    v.now = 101; /* its queue is busy and its deadline far: nothing comes back */
+    v.queued = 8;
+    v.outgoing = 20;
+    v.now = 0;
+    CHECK(isinf(proact->quiet_until(&v))); /* its queue is full: nothing to do yet */
     proact->progress(&v, &a);
     CHECK(f.reclaims == 0);
-    CHECK(proact->quiet_until(&v) > 101);
-    v.queued = 0; /* its workers ran dry: as many come back as it has workers */
-    CHECK(proact->quiet_until(&v) <= 101);
-    proact->progress(&v, &a);
-    CHECK(f.reclaims == 1 && f.reclaimed == 4);
-    v.queued = 4;
-    v.outgoing = f.outgoing;
-    v.now = proact->quiet_until(&v); /* the deadline: every waiting task comes back */
-    CHECK(v.now > 101 && v.now < 100 + 40);
-    proact->progress(&v, &a);
-    CHECK(f.reclaimed == 10 && f.outgoing == 0);
-    v.outgoing = 0; /* nothing waits: nothing to do, ever */
-    proact->progress(&v, &a);
-    CHECK(f.reclaims == 2 && isinf(proact->quiet_until(&v)));
+    double busy[4] = {0}, next_send = 2, end = 0;
+    long queued = 8, ran = 0, left = 0;
+    for (int step = 0; step <= 5000; step++) {
+        double t = step * 0.01;
+        if (t >= next_send - 1e-9 && f.outgoing > 0) f.outgoing--, left++, next_send += 2;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int w = 0; w < 4; w++)
+                if (busy[w] <= t + 1e-9 && queued > 0) queued--, ran++, busy[w] = t + 1;
+            v.now = t, v.queued = queued, v.outgoing = f.outgoing;
+            long before = f.reclaimed;
+            if (pass == 0 && proact->quiet_until(&v) <= t) proact->progress(&v, &a);
+            queued += f.reclaimed - before;
+        }
+        for (int w = 0; w < 4; w++)
+            end = fmax(end, busy[w]);
+        if (!f.outgoing && !queued && end <= t + 1e-9) break;
+    }
+    CHECK_EQ_I64(left, 2);
+    CHECK_EQ_I64(ran, 26);
+    CHECK_EQ_I64(f.reclaimed, 18);
+    CHECK(fabs(end - 7) < 1e-6);
     /* proact_react (same state): a rank that took moves back makes no reactive ones, though
      * the round shows it as the most loaded; a fresh plan clears that. */
     const tide_lb_ops *pr = tide_lb_ops_find("proact_react");

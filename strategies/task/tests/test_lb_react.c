@@ -13,12 +13,14 @@ static int round_of(const tide_lb_ops *ops, int me, const double *queued, const 
     for (int i = 0; i < np; i++)
         all[i].queued = queued[i], all[i].queued_in = queued_in ? queued_in[i] : 0;
     uint64_t rng = 1;
+    char state[64] = {0}; /* the engine gives every strategy its zeroed state_size bytes */
     tide_lb_view v = {.rank = me,
                       .size = np,
                       .running = true,
                       .queued = (long)queued[me],
                       .all = all,
                       .knob = knob,
+                      .state = state,
                       .rng = &rng};
     tide_lb_actions a = fake_actions(f);
     f->available = (long)queued[me];
