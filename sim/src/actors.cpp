@@ -66,7 +66,8 @@ void sim_receiver_actor(sim_rank *R)
     }
 }
 
-static tide_rank_status status_of(const sim_rank *R)
+/* start: the phase-start allgather, whose plan needs what moving costs (its tasks' bytes). */
+static tide_rank_status status_of(const sim_rank *R, bool start)
 {
     tide_rank_status st = {};
     st.ntasks = (double)R->phase_tasks;
@@ -76,13 +77,16 @@ static tide_rank_status status_of(const sim_rank *R)
     st.outstanding = (double)sim_own_open(R);
     st.task_pred = R->task_pred ? 1 : 0;
     st.L_unc = R->L_unc;
+    st.threads = R->S->W;
+    st.task_bytes = start && R->nlocal > 0 ? R->S->wl->task_bytes : 0; /* every task's */
+    st.send_bw = sim_send_bw(R);
     st.phase = R->phase + 1;
     return st;
 }
 
-static void post_status(sim_rank *R)
+static void post_status(sim_rank *R, bool start)
 {
-    tide_rank_status st = status_of(R);
+    tide_rank_status st = status_of(R, start);
     sim_coll_post(R, (const double *)&st, (int)TIDE_STATUS_DOUBLES, nullptr);
 }
 
@@ -99,7 +103,8 @@ static void phase_open(sim_rank *R, int p)
     sim_phase_tasks(R->S, p);
     R->phase = p;
     R->L = R->task_max = R->bytes_sent = 0;
-    R->n_offloaded = R->n_received = R->n_cancelled = 0;
+    R->n_offloaded = R->n_received = R->n_cancelled = R->n_reclaimed = 0;
+    R->plan_transfer = -1;
     R->last_done = 0;
     R->phase_start = now();
     sim_mark_active(R); /* tide_taskwait wakes the comm thread */
@@ -107,7 +112,7 @@ static void phase_open(sim_rank *R, int p)
     sim_predict_phase(R);
     R->running = true;
     if (R->S->ops->flags & TIDE_LB_PHASE_SYNC) {
-        post_status(R);
+        post_status(R, true);
         sim_lb_phase_begin(R, (const tide_rank_status *)sim_coll_wait(R));
     } else {
         sim_lb_phase_begin(R, nullptr);
@@ -205,7 +210,7 @@ static void run_rounds(sim_rank *R)
     loop_wait lw = {false, now() + round};
     for (;;) {
         if (!lw.posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, lw.next))) {
-            post_status(R);
+            post_status(R, false);
             lw.posted = R->coll_waiting = true;
         }
         if (lw.posted && sim_coll_done(R)) {
@@ -227,7 +232,7 @@ static void run_to_end(sim_rank *R)
     loop_wait lw = {false, INFINITY};
     while (sim_own_open(R) > 0)
         idle(R, &lw, &backoff);
-    post_status(R);
+    post_status(R, false);
     lw.posted = R->coll_waiting = true;
     while (!sim_coll_done(R))
         idle(R, &lw, &backoff);
@@ -241,8 +246,8 @@ static void phase_close(sim_rank *R)
 {
     sim_record rec;
     sim_record_fill(R, &rec);
-    double dummy[14] = {0};
-    sim_coll_post(R, dummy, 14, nullptr);
+    double dummy[SIM_RECORD_DOUBLES] = {0};
+    sim_coll_post(R, dummy, SIM_RECORD_DOUBLES, nullptr);
     sim_coll_wait(R);
     rec.time = now() - R->phase_start;
     R->S->log[(size_t)R->phase][(size_t)R->id] = rec;

@@ -208,6 +208,8 @@ static const knob_row knobs[] = {
     {"TIDE_GOSSIP_FANOUT", K_INT, AT(gossip_fanout), 1, 1024, nullptr},
     {"TIDE_LB_PERIOD", K_INT, AT(lb_period), 1, 1000000000, nullptr},
     {"TIDE_POLL_SPIN", K_INT, AT(poll_spin), 0, 100000000, nullptr},
+    {"TIDE_THROTTLE_RANK", K_INT, AT(throttle_rank), -1, 1048576, nullptr},
+    {"TIDE_THROTTLE_BW", K_BYTES, AT(throttle_bw), 0, 0, nullptr},
     {"TIDE_COMM_CPU", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_VERBOSE", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_CHECK_EXE", K_IGNORED, 0, 0, 0, nullptr},
@@ -359,11 +361,13 @@ static void defaults(sim_config *c)
     c->gossip_fanout = gp.gossip_fanout;
     snprintf(c->lb, sizeof c->lb, "none");
     c->offload = SIM_OFFLOAD_PACKED;
-    c->max_inflight = 64ull << 20;
+    c->max_inflight = 16ull << 20; /* libtide's default (docs/config.md) */
     c->pack_max = 1ull << 20;
     c->round_us = 500;
     c->poll_sleep_max_us = 250;
     c->poll_spin = 200;
+    c->throttle_rank = -1;
+    c->throttle_bw = 1ull << 30;
     c->seed = 1;
     c->global_migrate = 1;
     c->samoa_steps = 1;

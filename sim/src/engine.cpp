@@ -75,6 +75,22 @@ void sim_local_unlink(sim_rank *R, int tid)
     sim_view_changed(R);
 }
 
+void sim_local_push_back(sim_rank *R, int tid)
+{
+    sim_task *t = sim_task_of(R, tid);
+    t->state = T_QUEUED;
+    t->prev = R->tail;
+    t->next = -1;
+    if (R->tail >= 0)
+        sim_task_of(R, R->tail)->next = tid;
+    else
+        R->head = tid;
+    R->tail = tid;
+    R->nlocal++;
+    sim_view_changed(R);
+    R->work_cv->notify_one();
+}
+
 int sim_local_pop_front(sim_rank *R)
 {
     int tid = R->head;
@@ -265,13 +281,6 @@ bool sim_engine_receive(sim_rank *R, sim_msg *m)
 
 /* ---- the strategy's actions -------------------------------------------------------------- */
 
-static void queue_outgoing(sim_rank *R, int dest, int tid)
-{
-    sim_task_of(R, tid)->state = T_OUTGOING;
-    R->outgoing[dest].push_back(tid);
-    R->noutgoing++;
-}
-
 int sim_offload(sim_rank *R, int dest, int n)
 {
     if (dest == R->id || dest < 0 || dest >= R->S->P || n <= 0) return 0;
@@ -280,7 +289,7 @@ int sim_offload(sim_rank *R, int dest, int n)
         prev = sim_task_of(R, tid)->prev;
         if (sim_task_of(R, tid)->replicated) continue; /* a copy is out: it stays */
         sim_local_unlink(R, tid);
-        queue_outgoing(R, dest, tid);
+        sim_outgoing_push(R, dest, tid);
         taken++;
     }
     if (taken) sim_wake_sender(R);
@@ -296,7 +305,7 @@ int sim_offload_selected(sim_rank *R, const int32_t *dest, long n)
         int d = dest[k];
         if (d == R->id || d < 0 || d >= R->S->P || sim_task_of(R, tid)->replicated) continue;
         sim_local_unlink(R, tid);
-        queue_outgoing(R, d, tid);
+        sim_outgoing_push(R, d, tid);
         moved++;
     }
     if (moved) sim_wake_sender(R);

@@ -45,6 +45,16 @@ static bool act_task_times(void *ctx, double *times, long n)
     return sim_predict_task_times(rank_of(ctx), times, n);
 }
 
+static int act_reclaim(void *ctx, int n)
+{
+    return sim_reclaim(rank_of(ctx), n);
+}
+
+static void act_report_transfer(void *ctx, double seconds)
+{
+    rank_of(ctx)->plan_transfer = seconds;
+}
+
 static void act_fatal(void *ctx, const char *msg)
 {
     sim_rank *R = rank_of(ctx);
@@ -63,15 +73,18 @@ void sim_lb_init(sim_rank *R)
             if (all[i] == ops->knobs[k]) R->knob[k] = R->S->cfg->lb_knob[i];
     R->state = ops->state_size ? calloc(1, ops->state_size) : nullptr;
     R->rng = R->S->cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)R->id; /* as libtide's */
-    R->actions = tide_lb_actions{R,
-                                 act_offload,
-                                 act_offload_selected,
-                                 act_replicate,
-                                 act_send_control,
-                                 act_allgatherv,
-                                 act_task_times,
-                                 act_fatal,
-                                 nullptr}; /* report_plan: the simulated stats omit plan limits */
+    R->actions = tide_lb_actions{};
+    R->actions.ctx = R;
+    R->actions.offload = act_offload;
+    R->actions.offload_selected = act_offload_selected;
+    R->actions.replicate = act_replicate;
+    R->actions.send_control = act_send_control;
+    R->actions.allgatherv = act_allgatherv;
+    R->actions.task_times = act_task_times;
+    R->actions.fatal = act_fatal;
+    R->actions.report_plan = nullptr; /* the simulated stats omit plan limits */
+    R->actions.reclaim = act_reclaim;
+    R->actions.report_transfer = act_report_transfer;
 }
 
 static tide_lb_view view_of(sim_rank *R, const tide_rank_status *all)
@@ -86,6 +99,8 @@ static tide_lb_view view_of(sim_rank *R, const tide_rank_status *all)
     v.phase_tasks = R->phase_tasks;
     v.queued = R->nlocal;
     v.queued_in = R->nremote;
+    v.outgoing = R->noutgoing;
+    v.threads = R->S->W;
     v.all = all;
     v.knob = R->knob.data();
     v.state = R->state;

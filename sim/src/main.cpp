@@ -59,6 +59,8 @@ static int rank_init(sim *S, sim_rank *R, int id, sg::Host *host, char *err, siz
     R->poll_cv = sg::ConditionVariable::create();
     R->head = R->tail = -1;
     R->busy.assign((size_t)S->P, 0);
+    R->throttle_bw = id == S->cfg->throttle_rank ? (double)S->cfg->throttle_bw : 0;
+    R->plan_transfer = -1;
     sim_lb_init(R);
     return sim_predict_init(R, err, len);
 }
@@ -189,6 +191,13 @@ int main(int argc, char **argv)
     S.ops = tide_lb_ops_find(cfg.lb);
     S.P = wl.ranks;
     S.W = cfg.threads_set || wl.threads < 1 ? cfg.threads : wl.threads;
+    if (cfg.throttle_rank >= S.P) { /* as libtide's tide_init: the ranks are known only now */
+        snprintf(err, sizeof err,
+                 "TIDE_THROTTLE_RANK='%d' is invalid: the run has ranks 0 to %d (-1: none)",
+                 cfg.throttle_rank, S.P - 1);
+        sim_cbench_free(&wl);
+        return die(2, err);
+    }
     S.log.assign((size_t)wl.phases, std::vector<sim_record>((size_t)S.P));
     if (cfg.moves[0]) S.moves.resize((size_t)wl.phases);
     int rc = run(&S, &sgargs, err, sizeof err);

@@ -9,8 +9,15 @@
  * messages in order, and a large one (rendezvous) moves when the receiver has matched it, one
  * after the other over the pair's connection (an InfiniBand queue pair, a shared-memory copy by
  * the receiver). Messages to different ranks share the links. A message is in flight from its
- * send until the receiving comm thread takes it (sim_channel_free). */
+ * send until the receiving comm thread takes it (sim_channel_free).
+ *
+ * The transport's part of transfer-aware plans, as runtime/engine/transport.c: the rate at which
+ * the rank's task messages drain (a task message completes when its channel is free again),
+ * taking back tasks that have not left (reclaim), and TIDE_THROTTLE_*, which holds one rank's
+ * task messages to a rate as if its link were slow. */
 #include "sim.h"
+
+#include <cmath>
 
 #define SIM_HDR_BYTES 32.0
 #define SIM_PACK_TASKS 256
@@ -29,10 +36,70 @@ static void start_send(sim_rank *R, sim_msg *m, bool channel)
         R->S->ranks[(size_t)m->dest].mbox->put_init(m, (uint64_t)m->bytes)->detach();
 }
 
+static double now()
+{
+    return sg::Engine::get_clock();
+}
+
+/* ---- the drain rate ---------------------------------------------------------------------- */
+
+double sim_send_bw(const sim_rank *R)
+{
+    return tide_drain_rate(&R->drain);
+}
+
+void sim_transport_phase_end(sim_rank *R, double *send_bw, double *sent_last)
+{
+    double last;
+    *send_bw = tide_drain_phase_end(&R->drain, now(), &last);
+    *sent_last = last > 0 ? last - R->phase_start : 0;
+    R->next_dest = 0; /* plans model each phase's sends from rank 0 on (plan_transfer.c) */
+}
+
+/* ---- the outgoing queues ----------------------------------------------------------------- */
+
+void sim_outgoing_push(sim_rank *R, int dest, int tid)
+{
+    sim_task_of(R, tid)->state = T_OUTGOING;
+    R->outgoing[dest].push_back(tid);
+    R->noutgoing++;
+    tide_drain_waiting(&R->drain, now());
+    sim_view_changed(R);
+}
+
+/* The tasks the transport would send last are the back of the destination that holds the most
+ * (sends go round-robin over the destinations; ties: the highest rank, as libtide). */
+int sim_reclaim(sim_rank *R, int n)
+{
+    int taken = 0;
+    while (taken < n && R->noutgoing > 0) {
+        auto from = R->outgoing.end();
+        for (auto it = R->outgoing.begin(); it != R->outgoing.end(); ++it)
+            if (!it->second.empty() &&
+                (from == R->outgoing.end() || it->second.size() >= from->second.size()))
+                from = it;
+        if (from == R->outgoing.end()) break;
+        int tid = from->second.back();
+        from->second.pop_back();
+        if (from->second.empty()) R->outgoing.erase(from);
+        R->noutgoing--;
+        sim_local_push_back(R, tid);
+        taken++;
+    }
+    if (taken) {
+        R->n_reclaimed += taken;
+        if (R->noutgoing == 0) tide_drain_flowing(&R->drain, now());
+    }
+    return taken;
+}
+
 void sim_channel_free(sim_rank *R, const sim_msg *m)
 {
     R->busy[(size_t)m->dest] = 0;
     R->inflight -= m->bytes;
+    if (m->kind == M_TASKS && !m->copy) { /* where libtide's MPI_Testsome sees it complete */
+        tide_drain_completed(&R->drain, m->bytes, now());
+    }
     sim_wake_sender(R);
 }
 
@@ -89,36 +156,60 @@ static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
         m->tasks.push_back(tid);
     }
     R->noutgoing -= n;
+    if (R->noutgoing == 0) tide_drain_flowing(&R->drain, now());
     R->n_offloaded += n;
     if (!R->S->moves.empty()) R->S->moves[(size_t)R->phase][{R->id, dest}] += n;
     start_send(R, m, true);
+    if (R->throttle_bw > 0)
+        R->throttle_next = std::fmax(now(), R->throttle_next) + len / R->throttle_bw;
+    sim_view_changed(R);
     return true;
 }
 
-/* One message per free destination per pass; a destination whose channel is busy waits for
- * its receiver. */
-static void send_outgoing(sim_rank *R)
+/* One message per free destination per pass, from where the last pass left off (libtide's
+ * round-robin cursor, reset at each phase end): when the in-flight bound or the throttle cuts
+ * a pass short, the next one goes on with the following destination. A destination whose
+ * channel is busy waits for its receiver. True when the throttle held a message back. */
+static bool send_outgoing(sim_rank *R)
 {
-    for (auto it = R->outgoing.begin(); it != R->outgoing.end();) {
-        if (!R->busy[(size_t)it->first]) send_one_message(R, it->first, &it->second);
+    bool held = false;
+    size_t n = R->outgoing.size();
+    auto it = R->outgoing.lower_bound(R->next_dest);
+    for (size_t i = 0; i < n; i++) {
+        if (it == R->outgoing.end()) it = R->outgoing.begin();
+        int dest = it->first;
+        bool free = !R->busy[(size_t)dest];
+        if (free && R->throttle_bw > 0 && now() < R->throttle_next)
+            held = true;
+        else if (free && send_one_message(R, dest, &it->second))
+            R->next_dest = (dest + 1) % R->S->P;
         if (it->second.empty())
             it = R->outgoing.erase(it);
         else
             ++it;
     }
+    return held;
 }
 
+/* A task message the throttle held back leaves at the comm thread's first turn after the
+ * throttle lets it, as libtide's comm loop retries it at every turn. */
 void sim_sender_actor(sim_rank *R)
 {
     sg::Actor::self()->daemonize();
+    bool held = false;
     for (;;) {
-        R->mu->lock();
-        while (!R->send_kick)
-            R->send_cv->wait(R->mu);
+        std::unique_lock<sg::Mutex> lk(*R->mu);
+        double at = held ? sim_next_poll(R, R->throttle_next) : INFINITY;
+        while (!R->send_kick && now() < at) {
+            if (std::isfinite(at))
+                R->send_cv->wait_until(lk, at);
+            else
+                R->send_cv->wait(lk);
+        }
         R->send_kick = false;
-        R->mu->unlock();
+        lk.unlock();
         send_controls(R);
         send_results(R);
-        send_outgoing(R);
+        held = send_outgoing(R);
     }
 }

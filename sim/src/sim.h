@@ -14,6 +14,7 @@
 #define TIDE_SIM_H
 
 #include "tide_lb.h"
+#include "tide_plan.h"
 #include "tide_predictor.h"
 
 extern "C" {
@@ -85,7 +86,9 @@ typedef struct sim_config {
     int net;                   /* --net: SimGrid's flows, or the endpoint model (net.cpp) */
     int idle_turns;            /* --idle-turns: SIM_IDLE_SKIP (default) or SIM_IDLE_EVERY */
     char stats[1024];
-    char moves[1024]; /* --moves: "phase from to count" of every offload, for tests */
+    char moves[1024];     /* --moves: "phase from to count" of every offload, for tests */
+    int throttle_rank;    /* TIDE_THROTTLE_RANK: its task messages are held to throttle_bw */
+    uint64_t throttle_bw; /* TIDE_THROTTLE_BW, bytes per second */
     int quiet, help;
 } sim_config;
 
@@ -158,8 +161,13 @@ typedef struct sim_msg {
 typedef struct sim_record {
     double W, L, L_pred, L_unc, task_max, time;
     double tasks, offloaded, received, cancelled, bytes_sent;
+    double send_bw, sent_last, plan_transfer, reclaimed; /* transfer-aware plans (docs/stats.md) */
     int pred_kind; /* stats.cpp: which model or baseline served L_pred, -1 none */
 } sim_record;
+
+/* The doubles of libtide's phase record (TIDE_RECORD_DOUBLES): what the records allgather
+ * carries per rank. */
+#define SIM_RECORD_DOUBLES 19
 
 struct sim;
 
@@ -206,6 +214,10 @@ typedef struct sim_rank {
     /* the send loop */
     std::map<int, std::deque<int>> outgoing;
     long noutgoing;
+    int next_dest;        /* where the next pass of task sends starts (round-robin) */
+    tide_drain drain;     /* the rate a burst of its task messages drains at (tide_plan.h) */
+    double throttle_bw;   /* TIDE_THROTTLE_*: bytes/s its task sends are held to, 0 */
+    double throttle_next; /* no task message leaves before this time */
     std::deque<sim_msg *> controls, results;
     std::vector<unsigned char> busy; /* per destination: a message on its way (sender.cpp) */
     double inflight;                 /* bytes of those messages */
@@ -229,6 +241,8 @@ typedef struct sim_rank {
     /* counters of the phase */
     double L, task_max, bytes_sent;
     long n_offloaded, n_received, n_cancelled;
+    long n_reclaimed;     /* tasks chosen to move, taken back before they left */
+    double plan_transfer; /* report_transfer of the phase's plan (-1: none) */
 } sim_rank;
 
 /* The tasks of one phase, rank by rank: rank r's are [off[r], off[r+1]). Two tables
@@ -283,13 +297,22 @@ void sim_rank_submit(sim_rank *R);       /* the application thread: own tasks qu
 sim_task *sim_task_of(sim_rank *R, int tid);
 int sim_local_pop_front(sim_rank *R); /* -1 when empty */
 void sim_local_unlink(sim_rank *R, int tid);
-int sim_pick_task(sim_rank *R, bool *copy); /* a worker's next task, -1 none */
+void sim_local_push_back(sim_rank *R, int tid); /* a queued own task again, for the workers */
+int sim_pick_task(sim_rank *R, bool *copy);     /* a worker's next task, -1 none */
 void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end);
 /* Tasks, results and the engine's controls; false for a strategy's control (the caller's). */
 bool sim_engine_receive(sim_rank *R, sim_msg *m);
 long sim_own_open(const sim_rank *R);
 /* The receiver took m: the channel it held is free again (sender.cpp). */
 void sim_channel_free(sim_rank *R, const sim_msg *m);
+/* The transport (sender.cpp), as runtime/engine/transport.c: an own task chosen to move to
+ * dest; taking back up to n of them (the last ones it would send), into the local queue; the
+ * drain rate (bytes/s, 0: not measured); and at phase end, the rate with the phase folded in and
+ * when (seconds after the phase start) its last task message completed (0: none). */
+void sim_outgoing_push(sim_rank *R, int dest, int tid);
+int sim_reclaim(sim_rank *R, int n);
+double sim_send_bw(const sim_rank *R);
+void sim_transport_phase_end(sim_rank *R, double *send_bw, double *sent_last);
 void sim_queue_control(sim_rank *R, int dest, const tide_control *msg);
 int sim_offload(sim_rank *R, int dest, int n);
 int sim_offload_selected(sim_rank *R, const int32_t *dest, long n);

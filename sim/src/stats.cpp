@@ -24,6 +24,9 @@ void sim_record_fill(sim_rank *R, sim_record *rec)
     rec->received = (double)R->n_received;
     rec->cancelled = (double)R->n_cancelled;
     rec->bytes_sent = R->bytes_sent;
+    sim_transport_phase_end(R, &rec->send_bw, &rec->sent_last);
+    rec->plan_transfer = R->plan_transfer;
+    rec->reclaimed = (double)R->n_reclaimed;
 }
 
 void sim_json_string(FILE *f, const char *s)
@@ -112,6 +115,14 @@ static void write_phase(FILE *f, const sim *S, int p)
     array(f, "cancelled", r, &sim_record::cancelled, true);
     fprintf(f, ", ");
     array(f, "bytes_sent", r, &sim_record::bytes_sent, true);
+    fprintf(f, ",\n     ");
+    array(f, "send_bw", r, &sim_record::send_bw, false);
+    fprintf(f, ", ");
+    array(f, "sent_last", r, &sim_record::sent_last, false);
+    fprintf(f, ", ");
+    array(f, "plan_transfer", r, &sim_record::plan_transfer, false);
+    fprintf(f, ", ");
+    array(f, "reclaimed", r, &sim_record::reclaimed, true);
     fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", x.task_max, x.ideal,
             x.R_imb);
 }
