@@ -65,7 +65,9 @@ static void outgoing_push(tide_rt *rt, int dest, tide_task *t)
     tide_transport *tp = rt->transport;
     tide_queue_push(&tp->outgoing[dest], t);
     tp->noutgoing++;
-    tide_drain_waiting(&tp->drain, tide_now());
+    /* Only a plan's burst measures the rate a plan needs: reactive moves go to one partner at
+     * a time, and drained 10-40x slower than the bursts on this machine (performance.md 13). */
+    if (rt->lb.planning) tide_drain_waiting(&tp->drain, tide_now());
 }
 
 static void inflight_put(inflight *f, tide_task *t)

@@ -121,7 +121,9 @@ static void call(sim_rank *R, lb_callback fn, const tide_rank_status *all)
 
 void sim_lb_phase_begin(sim_rank *R, const tide_rank_status *all)
 {
+    R->planning = true; /* what moves now is the plan (its burst measures the drain rate) */
     call(R, R->S->ops->phase_begin, all);
+    R->planning = false;
 }
 
 void sim_lb_round(sim_rank *R, const tide_rank_status *all)

@@ -63,7 +63,7 @@ void sim_outgoing_push(sim_rank *R, int dest, int tid)
     sim_task_of(R, tid)->state = T_OUTGOING;
     R->outgoing[dest].push_back(tid);
     R->noutgoing++;
-    tide_drain_waiting(&R->drain, now());
+    if (R->planning) tide_drain_waiting(&R->drain, now()); /* as libtide: a plan's burst only */
     sim_view_changed(R);
 }
 

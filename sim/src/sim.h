@@ -216,6 +216,7 @@ typedef struct sim_rank {
     long noutgoing;
     int next_dest;        /* where the next pass of task sends starts (round-robin) */
     tide_drain drain;     /* the rate a burst of its task messages drains at (tide_plan.h) */
+    bool planning;        /* inside phase_begin: what moves now is the plan */
     double throttle_bw;   /* TIDE_THROTTLE_*: bytes/s its task sends are held to, 0 */
     double throttle_next; /* no task message leaves before this time */
     std::deque<sim_msg *> controls, results;

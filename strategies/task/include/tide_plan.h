@@ -193,7 +193,9 @@ typedef struct tide_drain {
     int next;                       /* where the next phase's rate goes */
 } tide_drain;
 
-/* Tasks wait to be posted (a no-op while a backlog is open). */
+/* Tasks of a plan wait to be posted (a no-op while a backlog is open). Only a plan's burst
+ * opens a backlog: reactive moves go to one partner at a time, and measured 10-40x below the
+ * rate of a plan's burst to many receivers. */
 void tide_drain_waiting(tide_drain *d, double now);
 /* None waits any more: the backlog ends. */
 void tide_drain_flowing(tide_drain *d, double now);
