@@ -5,8 +5,8 @@
  * rank's uncertainty (times TIDE_PROACT_MARGIN) moves nothing. Every move must also pay for its
  * transfer (plan_transfer.c): a task that would arrive too late to gain anything stays. During
  * the phase a safety net takes back the moves that fall behind: when the sender's workers run
- * out of own tasks while some still wait to leave, they run those themselves. Until
- * every rank has a prediction it behaves as `react`. `proact_react` adds reactive corrections
+ * out of own tasks while some still wait to leave, they run those themselves. Until every
+ * rank has a prediction it behaves as `react`. `proact_react` adds reactive corrections
  * during the phase to the plan, for what the prediction missed. */
 #include "tide_lb.h"
 #include "tide_plan.h"
@@ -193,11 +193,10 @@ static void report_uniform(const tide_lb_view *v, const tide_lb_actions *a,
     free(after);
 }
 
-/* The uniform plan's moves as sends (tasks of average weight load / n); this rank's row keeps
- * only those that pay for their transfer. */
-static bool cost_uniform(const tide_lb_view *v, const tide_lb_actions *a,
-                         const tide_move_plan *plan, const double *load, const int64_t *n,
-                         int64_t *row)
+/* The uniform plan's moves as sends (tasks of average weight load / n); each move keeps the
+ * count of its sends that pay for their transfer. */
+static bool cost_uniform(const tide_lb_view *v, const tide_lb_actions *a, tide_move_plan *plan,
+                         const double *load, const int64_t *n)
 {
     size_t count = 0;
     for (size_t k = 0; k < plan->nmoves; k++)
@@ -206,14 +205,19 @@ static bool cost_uniform(const tide_lb_view *v, const tide_lb_actions *a,
     if (!sends) return false;
     count = 0;
     for (size_t k = 0; k < plan->nmoves; k++) {
-        const tide_move *m = &plan->moves[k];
+        tide_move *m = &plan->moves[k];
         double w = load[m->from] / (double)n[m->from];
         for (int64_t c = 0; c < m->count; c++)
-            sends[count++] = (tide_xfer_send){m->from, m->to, c, w, 0};
+            sends[count++] = (tide_xfer_send){m->from, m->to, (int64_t)k, w, 0};
+        m->count = 0;
     }
     bool ok = cost_moves(v, a, sends, count);
     for (size_t k = 0; ok && k < count; k++)
-        if (sends[k].from == v->rank && sends[k].arrival < 0) row[sends[k].to]--;
+        plan->moves[sends[k].unit].count += sends[k].arrival >= 0;
+    size_t kept = 0; /* a plan has no empty move (tide_plan.h) */
+    for (size_t k = 0; k < plan->nmoves; k++)
+        if (plan->moves[k].count > 0) plan->moves[kept++] = plan->moves[k];
+    plan->nmoves = kept;
     free(sends);
     return ok;
 }
@@ -233,8 +237,8 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
         margins(v, margin);
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
         ok = tide_plan_proact_margin(np, load, margin, n, NULL, &plan) == TIDE_PLAN_OK &&
-             tide_plan_row(&plan, n, v->rank, row) == TIDE_PLAN_OK &&
-             cost_uniform(v, a, &plan, load, n, row);
+             cost_uniform(v, a, &plan, load, n) &&
+             tide_plan_row(&plan, n, v->rank, row) == TIDE_PLAN_OK;
         if (ok) report_uniform(v, a, &plan, load, n, margin);
     }
     if (ok) send_row(v, a, row);
@@ -285,20 +289,25 @@ static double proact_quiet_until(const tide_lb_view *v)
     return v->outgoing > 0 && v->queued < workers ? v->now : INFINITY;
 }
 
-static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
-{
-    const proact_state *s = v->state;
-    if (s->planned || s->behind || v->outgoing > 0) return;
-    tide_lb_pair p = tide_lb_react_pair(v, v->knob[K_THRESHOLD], v->knob[K_MAX_TASKS]);
-    if (p.send > 0) a->offload(a->ctx, p.partner, p.send);
-}
-
-static void proact_react_round(const tide_lb_view *v, const tide_lb_actions *a)
+/* A reactive move (react's pairing), unless earlier moves still wait to leave (the link is
+ * busy) or the safety net took some back this phase. */
+static void react_move(const tide_lb_view *v, const tide_lb_actions *a)
 {
     const proact_state *s = v->state;
     if (s->behind || v->outgoing > 0) return;
     tide_lb_pair p = tide_lb_react_pair(v, v->knob[K_THRESHOLD], v->knob[K_MAX_TASKS]);
     if (p.send > 0) a->offload(a->ctx, p.partner, p.send);
+}
+
+static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
+{
+    const proact_state *s = v->state;
+    if (!s->planned) react_move(v, a);
+}
+
+static void proact_react_round(const tide_lb_view *v, const tide_lb_actions *a)
+{
+    react_move(v, a);
 }
 
 static const tide_lb_knob *const proact_knobs[] = {
