@@ -218,6 +218,7 @@ static void defaults(void)
           "quiet, verbose, seed, check_exe, round_us");
     CHECK(strcmp(c.global_lb, "none") == 0 && c.lb_period == 10, "objects layer");
     tide_global_params g;
+    memset(&g, 0, sizeof g); /* its padding too: tide_config_defaults zeroes the config first */
     tide_global_params_default(&g);
     CHECK(memcmp(&g, &c.global, sizeof g) == 0, "global strategies' parameters");
     tide_model_params p;
