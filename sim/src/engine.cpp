@@ -75,7 +75,7 @@ void sim_local_unlink(sim_rank *R, int tid)
     sim_view_changed(R);
 }
 
-void sim_local_push_back(sim_rank *R, int tid)
+static void sim_local_push_back(sim_rank *R, int tid)
 {
     sim_task *t = sim_task_of(R, tid);
     t->state = T_QUEUED;
@@ -89,6 +89,43 @@ void sim_local_push_back(sim_rank *R, int tid)
     R->nlocal++;
     sim_view_changed(R);
     R->work_cv->notify_one();
+}
+
+/* The own tasks chosen to move, until the transport (sender.cpp) sends them or the safety net
+ * takes them back: queued here, so that the transport calls the engine and not the reverse. */
+void sim_outgoing_push(sim_rank *R, int dest, int tid)
+{
+    sim_task_of(R, tid)->state = T_OUTGOING;
+    R->outgoing[dest].push_back(tid);
+    R->noutgoing++;
+    if (R->planning) tide_drain_waiting(&R->drain, sg::Engine::get_clock()); /* as libtide: a plan's burst only */
+    sim_view_changed(R);
+}
+
+/* The tasks the transport would send last are the back of the destination that holds the most
+ * (sends go round-robin over the destinations; ties: the highest rank, as libtide). */
+int sim_reclaim(sim_rank *R, int n)
+{
+    int taken = 0;
+    while (taken < n && R->noutgoing > 0) {
+        auto from = R->outgoing.end();
+        for (auto it = R->outgoing.begin(); it != R->outgoing.end(); ++it)
+            if (!it->second.empty() &&
+                (from == R->outgoing.end() || it->second.size() >= from->second.size()))
+                from = it;
+        if (from == R->outgoing.end()) break;
+        int tid = from->second.back();
+        from->second.pop_back();
+        if (from->second.empty()) R->outgoing.erase(from);
+        R->noutgoing--;
+        sim_local_push_back(R, tid);
+        taken++;
+    }
+    if (taken) {
+        R->n_reclaimed += taken;
+        if (R->noutgoing == 0) tide_drain_flowing(&R->drain, sg::Engine::get_clock());
+    }
+    return taken;
 }
 
 int sim_local_pop_front(sim_rank *R)

@@ -56,43 +56,6 @@ void sim_transport_phase_end(sim_rank *R, double *send_bw, double *sent_last)
     R->next_dest = 0; /* plans model each phase's sends from rank 0 on (plan_transfer.c) */
 }
 
-/* ---- the outgoing queues ----------------------------------------------------------------- */
-
-void sim_outgoing_push(sim_rank *R, int dest, int tid)
-{
-    sim_task_of(R, tid)->state = T_OUTGOING;
-    R->outgoing[dest].push_back(tid);
-    R->noutgoing++;
-    if (R->planning) tide_drain_waiting(&R->drain, now()); /* as libtide: a plan's burst only */
-    sim_view_changed(R);
-}
-
-/* The tasks the transport would send last are the back of the destination that holds the most
- * (sends go round-robin over the destinations; ties: the highest rank, as libtide). */
-int sim_reclaim(sim_rank *R, int n)
-{
-    int taken = 0;
-    while (taken < n && R->noutgoing > 0) {
-        auto from = R->outgoing.end();
-        for (auto it = R->outgoing.begin(); it != R->outgoing.end(); ++it)
-            if (!it->second.empty() &&
-                (from == R->outgoing.end() || it->second.size() >= from->second.size()))
-                from = it;
-        if (from == R->outgoing.end()) break;
-        int tid = from->second.back();
-        from->second.pop_back();
-        if (from->second.empty()) R->outgoing.erase(from);
-        R->noutgoing--;
-        sim_local_push_back(R, tid);
-        taken++;
-    }
-    if (taken) {
-        R->n_reclaimed += taken;
-        if (R->noutgoing == 0) tide_drain_flowing(&R->drain, now());
-    }
-    return taken;
-}
-
 void sim_channel_free(sim_rank *R, const sim_msg *m)
 {
     R->busy[(size_t)m->dest] = 0;

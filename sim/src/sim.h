@@ -298,18 +298,18 @@ void sim_rank_submit(sim_rank *R);       /* the application thread: own tasks qu
 sim_task *sim_task_of(sim_rank *R, int tid);
 int sim_local_pop_front(sim_rank *R); /* -1 when empty */
 void sim_local_unlink(sim_rank *R, int tid);
-void sim_local_push_back(sim_rank *R, int tid); /* a queued own task again, for the workers */
-int sim_pick_task(sim_rank *R, bool *copy);     /* a worker's next task, -1 none */
+int sim_pick_task(sim_rank *R, bool *copy); /* a worker's next task, -1 none */
 void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end);
 /* Tasks, results and the engine's controls; false for a strategy's control (the caller's). */
 bool sim_engine_receive(sim_rank *R, sim_msg *m);
 long sim_own_open(const sim_rank *R);
 /* The receiver took m: the channel it held is free again (sender.cpp). */
 void sim_channel_free(sim_rank *R, const sim_msg *m);
-/* The transport (sender.cpp), as runtime/engine/transport.c: an own task chosen to move to
- * dest; taking back up to n of them (the last ones it would send), into the local queue; the
- * drain rate (bytes/s, 0: not measured); and at phase end, the rate with the phase folded in and
- * when (seconds after the phase start) its last task message completed (0: none). */
+/* The outgoing queues (engine.cpp), as runtime/engine/transport.c's: an own task chosen to
+ * move to dest; taking back up to n of them (the last ones it would send), into the local
+ * queue. The transport (sender.cpp): the drain rate (bytes/s, 0: not measured); and at phase
+ * end, the rate with the phase folded in and when (seconds after the phase start) its last task
+ * message completed (0: none). */
 void sim_outgoing_push(sim_rank *R, int dest, int tid);
 int sim_reclaim(sim_rank *R, int n);
 double sim_send_bw(const sim_rank *R);
