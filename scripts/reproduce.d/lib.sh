@@ -122,13 +122,14 @@ for r in rows[1:]:
 }
 
 # repro_finish VERDICT: checks the CSV and the PNG exist and prints the last line every script
-# ends with: `verdict: same shape` or `verdict: different: <why>`.
+# ends with: `verdict: same`, `verdict: same shape` or `verdict: different: <why>` (the rule:
+# verdict.py beside this file, and the top of docs/reproduction.md).
 repro_finish() {
     [ -s "$REPRO_CSV" ] || repro_die "no CSV written ($REPRO_CSV)"
     [ -s "$REPRO_PNG" ] || repro_die "no PNG written ($REPRO_PNG)"
     case $1 in
-    "same shape" | "different: "?*) ;;
-    *) repro_die "bad verdict '$1' (expected 'same shape' or 'different: <why>')" ;;
+    "same" | "same shape" | "different: "?*) ;;
+    *) repro_die "bad verdict '$1' (expected 'same', 'same shape' or 'different: <why>')" ;;
     esac
     echo "csv: $REPRO_CSV"
     echo "png: $REPRO_PNG"

@@ -145,12 +145,12 @@ EOF
 # obj_report PAPER_TEXT VERDICT_PY: prints $OUT/$NAME.csv as a table, the paper's claim
 # (PAPER_TEXT, one or more lines) and the verdict line. VERDICT_PY is Python that reads
 # m[(config, strategy)][column] (floats; columns of $NAME.csv: a metric's plain name is its
-# median) and the lists configs and strategies, and sets `same` (bool) and `why` (str): what in
-# the measured data decided it.
+# median) and the lists configs and strategies, and sets either `same` (bool) and `why` (str):
+# what in the measured data decided it, or `verdict` (the word of verdict.py's judge) and `why`.
 obj_report() {
-    python3 - "$OUT/$NAME.csv" "$1" "$2" <<'EOF'
+    python3 - "$OUT/$NAME.csv" "$1" "$2" "$OBJ_REPO/scripts/reproduce.d" <<'EOF'
 import csv, math, sys
-path, paper, code = sys.argv[1:]
+path, paper, code = sys.argv[1:4]
 m, configs, strategies = {}, [], []
 for r in csv.DictReader(open(path)):
     k = (r["config"], r["strategy"])
@@ -170,9 +170,11 @@ print("(medians of the runs, except the mean with its 95% CI; late: mean iterati
       "the first rescheduling; max/avg1: the new mapping on the same loads; max/avg_end: "
       "measured in the last iteration)")
 print("paper: " + paper.replace("\n", "\n       "))
+sys.path.insert(0, sys.argv[4])  # verdict.py: judge(claims, numbers) gives the rule's word
 g = {"m": m, "configs": configs, "strategies": strategies, "math": math}
 exec(code, g)
 print("measured: " + g["why"])
-print("verdict: " + ("same shape" if g["same"] else "different: " + g["why"]))
+word = g.get("verdict") or ("same shape" if g["same"] else "different")
+print("verdict: " + (word if word != "different" else "different: " + g["why"]))
 EOF
 }
