@@ -5,7 +5,7 @@
 file(GLOB TIDE_REPRODUCE_SCRIPTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/scripts/reproduce.d/*)
 foreach(script ${TIDE_REPRODUCE_SCRIPTS})
   get_filename_component(name ${script} NAME)
-  if(name MATCHES "\\.sh$" OR IS_DIRECTORY ${script})
+  if(name MATCHES "\\.(sh|py)$" OR IS_DIRECTORY ${script})
     continue()
   endif()
   add_test(NAME reproduce_tiny_${name} COMMAND ${CMAKE_COMMAND}
