@@ -2,11 +2,17 @@
  * packing algorithms compared (CPUs used, time to plan). Pure: no MPI, one node of n ranks.
  *
  *   taskpack_pack_bench [seed]
+ *   taskpack_pack_bench --loads N MEAN SPREAD REPS [seed]
  *
  * Prints one table row per (pattern, node size): imbalance I, lower bound ceil(I n), the CPUs used
  * by tp_pack (what the library runs), FFD, the subset-sum DP and the paper's repeated recursive
  * subset-sum (split at 30 items), then freed = n - tp_pack. Times are the mean of 20 random
- * instances per row. */
+ * instances per row.
+ *
+ * --loads packs REPS random nodes of N ranks whose times are MEAN x (1 + SPREAD x (2u - 1)) (u
+ * uniform in [0, 1), clipped to [0.001, 1]) into CPUs of capacity 1, the slowest rank's time,
+ * which lies on another node (the Task Packing paper's Xeon nodes wait for its Xeon Phi nodes).
+ * Prints one line: N, mean eq. 5 I, mean CPUs used by tp_pack, mean freed fraction. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -61,8 +67,40 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* --loads: the freed fraction of nodes with a given mean load (see the header). */
+static int pack_loads(int argc, char **argv)
+{
+    if (argc < 6) {
+        fprintf(stderr, "usage: taskpack_pack_bench --loads N MEAN SPREAD REPS [seed]\n");
+        return 2;
+    }
+    int n = atoi(argv[2]), reps = atoi(argv[5]);
+    double mean = atof(argv[3]), spread = atof(argv[4]);
+    if (n < 1 || n > 128 || reps < 1 || !(mean > 0 && mean <= 1) || !(spread >= 0 && spread <= 1)) {
+        fprintf(stderr, "taskpack_pack_bench: --loads needs 1 <= N <= 128, 0 < MEAN <= 1, "
+                        "0 <= SPREAD <= 1, REPS >= 1\n");
+        return 2;
+    }
+    state = argc > 6 ? strtoull(argv[6], NULL, 10) : 12345;
+    if (state == 0) state = 1;
+    double t[128], imb = 0, used = 0;
+    int64_t w[128];
+    int bin[128];
+    for (int r = 0; r < reps; r++) {
+        for (int i = 0; i < n; i++) {
+            t[i] = fmin(1.0, fmax(0.001, mean * (1.0 + spread * (2.0 * uniform() - 1.0))));
+            w[i] = (int64_t)ceil(t[i] * TP_PLAN_SCALE);
+        }
+        imb += tp_imbalance(t, n, 1.0) / reps;
+        used += (double)tp_pack(w, n, TP_PLAN_SCALE, 16, bin, NULL) / reps;
+    }
+    printf("%d %.4f %.3f %.4f\n", n, imb, used, fmax(0.0, (n - used) / n));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--loads")) return pack_loads(argc, argv);
     state = argc > 1 ? strtoull(argv[1], NULL, 10) : 12345;
     if (state == 0) state = 1;
     const char *patterns[] = {"balanced", "linear",    "uniform",  "half_heavy",
