@@ -8,13 +8,21 @@
 
 #include <stddef.h>
 
-typedef enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } json_type;
+typedef enum json_type {
+    JSON_NULL,
+    JSON_FALSE,
+    JSON_TRUE,
+    JSON_NUMBER,
+    JSON_STRING,
+    JSON_ARRAY,
+    JSON_OBJECT
+} json_type;
 
 typedef struct json_value json_value;
 struct json_value {
     json_type type;
-    const char *text; /* NUMBER: its text; STRING: its decoded bytes (NUL-terminated) */
-    size_t len;       /* NUMBER, STRING: bytes of text; ARRAY, OBJECT: members */
+    const char *text;  /* NUMBER: its text; STRING: its decoded bytes (NUL-terminated) */
+    size_t len;        /* NUMBER, STRING: bytes of text; ARRAY, OBJECT: members */
     json_value *items; /* ARRAY, OBJECT: the members in document order */
     const char **keys; /* OBJECT: the members' names, decoded, NUL-terminated */
 };

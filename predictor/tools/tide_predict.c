@@ -58,9 +58,9 @@ typedef struct prediction {
 
 typedef struct run {
     const char *path;
-    int stats;                    /* the input is a TIDE_STATS document, not a CSV file */
+    int stats; /* the input is a TIDE_STATS document, not a CSV file */
     tide_model_params params;
-    int from[MAX_KNOBS];          /* per knob row: FROM_* */
+    int from[MAX_KNOBS];           /* per knob row: FROM_* */
     const char *option[MAX_KNOBS]; /* per knob row: the option's value, NULL when not given */
     int json;
     int ncols, col_phase, col_rank, col_load;
@@ -145,8 +145,7 @@ static void set_param(run *r, size_t row, const char *value, int from)
     const tide_knob *k = &tide_model_params_knobs()->rows[row];
     char err[256];
     r->from[row] = from;
-    if (tide_model_params_set(&r->params, k->name, value, err, sizeof err) == TIDE_PRED_OK)
-        return;
+    if (tide_model_params_set(&r->params, k->name, value, err, sizeof err) == TIDE_PRED_OK) return;
     if (from == FROM_FILE)
         fail(2, "%s: from the run's config: %s; override it with %s", r->path, err, k->option);
     name_options(r, err, sizeof err);
@@ -379,8 +378,7 @@ static const char *at(const run *r, long n)
 }
 
 /* One row: predict the phase as the runtime would before it runs, then report its load. */
-static void process_row(run *r, long n, long phase, long rank, double load, double *feat,
-                        int nfeat)
+static void process_row(run *r, long n, long phase, long rank, double load, double *feat, int nfeat)
 {
     rank_run *rr = rank_of(r, rank);
     if (phase == rr->last_phase)
@@ -453,8 +451,7 @@ static void read_stats(run *r, FILE *f, char *line, size_t len)
     const json_value *config = json_get(doc, "config");
     if (!schema || schema->type != JSON_STRING || strncmp(schema->text, "tide-stats/", 11) != 0)
         fail(2, "%s: no \"schema\": \"tide-stats/N\" (not a TIDE_STATS document)", r->path);
-    if (!phases || phases->type != JSON_ARRAY)
-        fail(2, "%s: \"phases\" is not an array", r->path);
+    if (!phases || phases->type != JSON_ARRAY) fail(2, "%s: \"phases\" is not an array", r->path);
     double ranks = -1;
     if (!json_number(json_get(config, "ranks"), &ranks, 1) || ranks < 1)
         fail(2, "%s: config.ranks is not a positive whole number", r->path);
