@@ -34,10 +34,22 @@ typedef struct setting {
     const char *value;
 } setting;
 
+/* A run starts on every rank of the job, so its command-line errors go through
+ * cbench_run_refuse (rank 0 alone says them); --eval, --check and --help run as one process. */
+static bool is_run = true;
+
 static int die(const char *msg)
 {
+    if (is_run) return cbench_run_refuse(msg);
     fprintf(stderr, "cbench: %s\n", msg);
     return 2;
+}
+
+static bool has_arg(int argc, char **argv, const char *a, const char *b)
+{
+    for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], a) || !strcmp(argv[k], b)) return true;
+    return false;
 }
 
 /* Splits "--name value" or "--name=value" at argv[*k]; advances *k past the value. */
@@ -212,6 +224,7 @@ int main(int argc, char **argv)
     char err[512];
     cbench_run_opts ro = {CBENCH_KERNEL_WORK, NULL, NULL, -1};
     bool run_opts = false;
+    is_run = !has_arg(argc, argv, "--eval", "--check") && !has_arg(argc, argv, "--help", "-h");
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -280,9 +293,8 @@ int main(int argc, char **argv)
     if (run_opts && (eval || check)) return die("--kernel and --json are options of a run");
     if (eval) return run_eval(eval, opt, nopt);
     if (check) return run_check(check, check_iters ? check_iters : CHECK_ITERS, opt, nopt);
-    if (!file && nopt == 0) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (!file && nopt == 0)
+        return die("nothing to run: give a parameter file or --NAME VALUE options (see cbench "
+                   "--help)");
     return run_benchmark(file, opt, nopt, &ro, &argc, &argv);
 }

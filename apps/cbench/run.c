@@ -393,11 +393,7 @@ static int prepare(cbench_config *c, const cbench_run_opts *o, run_info *ri)
 int cbench_run(cbench_config *c, const cbench_run_opts *o, int *argc, char ***argv)
 {
     int rc = tide_init(argc, argv);
-    if (rc) {
-        fprintf(stderr, "cbench: tide_init failed: %s: %s\n", tide_strerror(rc),
-                tide_last_error_message());
-        return 2;
-    }
+    if (rc) return 2; /* tide_init said why, once for the job */
     run_info ri;
     run_result res = {0};
     int code = prepare(c, o, &ri);
@@ -422,4 +418,15 @@ int cbench_run(cbench_config *c, const cbench_run_opts *o, int *argc, char ***ar
     rc = tide_finalize();
     if (rc && !code) code = fail_tide("tide_finalize", rc);
     return code;
+}
+
+int cbench_run_refuse(const char *msg)
+{
+    int inited = 0, rank = 0;
+    MPI_Initialized(&inited);
+    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) inited = -1; /* say it here, then */
+    if (inited >= 0) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) fprintf(stderr, "cbench: %s\n", msg);
+    if (inited == 0) MPI_Finalize();
+    return 2;
 }

@@ -20,4 +20,8 @@ typedef struct cbench_run_opts {
  * corrupted, a state damaged), 2 for a configuration or evaluation error or a Tide failure. */
 int cbench_run(cbench_config *c, const cbench_run_opts *o, int *argc, char ***argv);
 
+/* Says a run's command-line error once for the whole job: initializes MPI so that rank 0 alone
+ * prints "cbench: MSG", then finalizes. Returns the exit code, 2. */
+int cbench_run_refuse(const char *msg);
+
 #endif

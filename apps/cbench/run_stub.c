@@ -11,3 +11,9 @@ int cbench_run(cbench_config *c, const cbench_run_opts *o, int *argc, char ***ar
                     "Tide): build from the top level to run the benchmark\n");
     return 2;
 }
+
+int cbench_run_refuse(const char *msg)
+{
+    fprintf(stderr, "cbench: %s\n", msg);
+    return 2;
+}

@@ -53,10 +53,52 @@ mkdir "$dir/folder.csv"
 expect folder "folder.csv: is a directory"
 
 printf 'phase,rank,load\n0,0,1\n' >"$dir/ok.csv"
-expect ok "TIDE_PRED_WINDOW='0' is invalid" --window 0
-expect ok "TIDE_PRED_TRAIN='5' is invalid" --train 5
-expect ok "unknown option --bogus" --bogus
+# An option's error names the option; a variable's, the variable.
+expect ok "tide-predict: --window '0' is invalid: expected an integer in [1, 64]" --window 0
+expect ok "tide-predict: --train '5' is invalid: expected an integer in [10, 1000000] (the auto model needs more samples than coefficients with --window 4)" --train 5
+TIDE_PRED_WINDOW=0 expect ok "tide-predict: TIDE_PRED_WINDOW='0' is invalid"
+expect ok "tide-predict: unknown option --bogus (tide-predict --help lists them)" --bogus
 expect absent "absent.csv: No such file"
+
+# A TIDE_STATS document (detected by its opening brace) and what is wrong with a broken one.
+stats='{"schema": "tide-stats/2", "config": {"ranks": 2, "pred_window": 2, "pred_train": 6},
+ "phases": [{"phase": 0, "L": [1, 2]}, {"phase": 1, "L": [1.5, 2.5]}]}'
+printf '%s\n' "$stats" >"$dir/stats.json"
+if ! "$exe" "$dir/stats.json" >"$dir/out" 2>"$dir/err" ||
+    ! grep -q '^rank 1: 2 phases' "$dir/out" || ! grep -q 'window 2, train 6,' "$dir/out"; then
+    echo "FAIL stats: $(cat "$dir/out" "$dir/err") (wanted 2 ranks of 2 phases, the run's window 2 and train 6)"
+    fails=$((fails + 1))
+else
+    echo "ok stats: two ranks of two phases with the run's knobs"
+fi
+printf '{"schema": "tide-stats/2", "config":' >"$dir/truncated.csv"
+expect truncated "truncated.csv:1:37: the document ends where a value was expected (not a TIDE_STATS document)"
+printf '{"schema": "tide-stats/2",\n "x": "a\\qb"}' >"$dir/escape.csv"
+expect escape "escape.csv:2:10: an unknown escape in a string"
+printf '{"schema": "tide-stats/2"} x' >"$dir/trailing.csv"
+expect trailing "trailing.csv:1:28: text after the document's end"
+awk 'BEGIN { printf "{\"a\":"; for (i = 0; i < 100; i++) printf "["; print "" }' >"$dir/deep.csv"
+expect deep "nested deeper than 64 levels"
+printf '{"schema": "other/1", "phases": []}' >"$dir/schema.csv"
+expect schema "schema.csv: no \"schema\": \"tide-stats/N\""
+printf '{"schema": "tide-stats/2", "config": {"ranks": 2}, "phases": [{"phase": 0, "L": [1]}]}' >"$dir/short_l.csv"
+expect short_l "short_l.csv: phases[0]: \"L\" is not an array of config.ranks (2) loads"
+printf '{"schema": "tide-stats/2", "config": {"ranks": 1, "pred_model": "mytool"}, "phases": []}' >"$dir/tool.csv"
+expect tool "tool.csv: from the run's config: TIDE_PRED_MODEL='mytool' is invalid: expected one of auto, rank, task; override it with --model"
+"$exe" --model rank "$dir/tool.csv" >/dev/null 2>"$dir/err" || {
+    echo "FAIL tool: --model does not override the run's model: $(cat "$dir/err")"
+    fails=$((fails + 1))
+}
+
+# Bad input is one line, not the usage.
+for args in --bogus "" "--window 0 $dir/ok.csv"; do
+    # shellcheck disable=SC2086
+    lines=$("$exe" $args 2>&1 >/dev/null | wc -l)
+    if [ "$lines" -ne 1 ]; then
+        echo "FAIL one line: tide-predict $args wrote $lines lines on stderr"
+        fails=$((fails + 1))
+    fi
+done
 
 # A good file passes.
 if ! "$exe" "$dir/ok.csv" >/dev/null; then

@@ -115,7 +115,10 @@ TIDE_API int tide_num_threads(void);
 
 /* Creates a task of `fn` over `nargs` arguments (0..TIDE_MAX_ARGS). VALUE arguments are copied
  * now. Thread-safe. On success *out receives the task, which belongs to the caller until it is
- * submitted. */
+ * submitted. A task moves to another rank as fn's offset in its executable or shared library
+ * (its portable identity); an fn in no loaded object (code written at run time, such as the
+ * trampoline of a Fortran internal procedure) is accepted, but its tasks only run here: the
+ * first one a balancer tried to move says so, once per rank (docs/fortran.md). */
 TIDE_API int tide_task_create(tide_task **out, tide_task_fn fn, int nargs, const tide_arg *args);
 
 /* Attaches numeric feature `index` (0..TIDE_MAX_FEATURES-1) to a task before submission: what

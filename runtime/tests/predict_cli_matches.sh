@@ -1,23 +1,15 @@
 #!/usr/bin/env bash
-# The offline tool replays a run: tide-predict on the loads of a run's statistics gives exactly
-# the predictions (L_pred) the runtime made during that run.
+# The offline tool replays a run: tide-predict on a run's statistics document (TIDE_STATS) gives
+# exactly the predictions (L_pred) the runtime made during that run, with the run's knobs.
 # Usage: predict_cli_matches.sh MPIEXEC PROGRAM TIDE_PREDICT WORKDIR
 set -euo pipefail
 mpiexec=$1 prog=$2 tool=$3 work=$4
 mkdir -p "$work"
-# The rank model: the CSV below carries the loads only, not the tasks' features.
 TIDE_STATS="$work/run.json" TIDE_LB=proact TIDE_PRED_MODEL=rank TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 \
     $mpiexec --oversubscribe -n 3 "$prog" 24 10
-python3 - "$work/run.json" "$work/loads.csv" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-with open(sys.argv[2], "w") as f:
-    f.write("phase,rank,load\n")
-    for ph in doc["phases"]:
-        for r, load in enumerate(ph["L"]):
-            f.write("%d,%d,%r\n" % (ph["phase"], r, load))
-PY
-TIDE_PRED_MODEL=rank TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 "$tool" --json "$work/loads.csv" > "$work/offline.json"
+# The statistics document as it is: tide-predict reads its loads and the run's TIDE_PRED_*
+# settings (none given here).
+env -u TIDE_PRED_MODEL -u TIDE_PRED_TRAIN -u TIDE_PRED_WINDOW "$tool" --json "$work/run.json" > "$work/offline.json"
 python3 - "$work/run.json" "$work/offline.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
