@@ -1,0 +1,249 @@
+/* Task Bench (StanfordLegion/task-bench) implemented on Tide: each timestep of every task graph is
+ * one Tide phase, each point of the timestep one Tide task whose inputs (the outputs of the
+ * points it depends on, one timestep earlier) are IN arguments and whose output is an OUT
+ * argument. Points are owned in contiguous blocks, as Task Bench's MPI implementation owns them;
+ * outputs that a point of another rank needs are exchanged with MPI between phases (the
+ * application's own messages, docs/taskbench.md). Tide may then run any task on any rank.
+ *
+ *   mpiexec -n R tide_taskbench [Task Bench options: -steps S -width W -type T -kernel K ...]
+ *
+ * Task Bench's core checks every input of every task (task_graph_execute_point_scratch aborts on
+ * a wrong value) and prints the timing line that its METG scripts parse. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tide.h>
+
+#include "core_c.h"
+
+/* The VALUE argument of every task: what task_graph_execute_point needs besides the buffers. */
+struct point_task {
+    task_graph_t graph;
+    long timestep, point;
+    int n_inputs;
+};
+
+/* Scratch memory of one worker, reused by its tasks (Task Bench's memory-bound kernels). */
+static _Thread_local char *scratch;
+static _Thread_local size_t scratch_size;
+
+static void run_point(void **args) /* args: VALUE point_task, OUT output, IN input... */
+{
+    const struct point_task *pt = args[0];
+    const task_graph_t *g = &pt->graph;
+    const char *in[TIDE_MAX_ARGS];
+    size_t in_bytes[TIDE_MAX_ARGS];
+    for (int i = 0; i < pt->n_inputs; i++) {
+        in[i] = args[2 + i];
+        in_bytes[i] = g->output_bytes_per_task;
+    }
+    if (scratch_size < g->scratch_bytes_per_task) {
+        free(scratch);
+        scratch = malloc(g->scratch_bytes_per_task);
+        if (!scratch) abort(); /* no way to report from a task; Task Bench aborts likewise */
+        scratch_size = g->scratch_bytes_per_task;
+        task_graph_prepare_scratch(scratch, scratch_size);
+    }
+    task_graph_execute_point_scratch(*g, pt->timestep, pt->point, args[1], g->output_bytes_per_task,
+                                     in, in_bytes, (size_t)pt->n_inputs, scratch,
+                                     g->scratch_bytes_per_task);
+}
+
+/* One graph's state on this rank: every point's output of the last two timesteps (only the own
+ * block and the remote points it reads are written), and the block this rank owns. */
+struct graph_state {
+    task_graph_t g;
+    long first, last; /* own points, inclusive */
+    char *out[2];     /* [timestep % 2][point * output_bytes] */
+};
+
+static int owner(const task_graph_t *g, long point, int ranks)
+{
+    /* the inverse of first = r * max_width / ranks */
+    int r = (int)((point * ranks + ranks - 1) / g->max_width);
+    while (r > 0 && (long)r * g->max_width / ranks > point)
+        r--;
+    while (r + 1 < ranks && (long)(r + 1) * g->max_width / ranks <= point)
+        r++;
+    return r;
+}
+
+static int active(const task_graph_t *g, long t, long point)
+{
+    if (t < 0 || t >= g->timesteps) return 0;
+    long off = task_graph_offset_at_timestep(*g, t);
+    return point >= off && point < off + task_graph_width_at_timestep(*g, t);
+}
+
+/* Largest number of dependencies of any point: each becomes a task argument. */
+static long max_inputs(const task_graph_t *g)
+{
+    long most = 0;
+    for (long dset = 0; dset < task_graph_max_dependence_sets(*g); dset++) {
+        for (long p = 0; p < g->max_width; p++) {
+            interval_list_t deps = task_graph_dependencies(*g, dset, p);
+            long n = 0;
+            for (long i = 0; i < interval_list_num_intervals(deps); i++) {
+                interval_t iv = interval_list_interval(deps, i);
+                n += iv.end - iv.start + 1;
+            }
+            interval_list_destroy(deps);
+            if (n > most) most = n;
+        }
+    }
+    return most;
+}
+
+/* Before timestep t: the outputs of timestep t - 1 that points of other ranks read. A remote
+ * output is received once into its own slot of out[(t - 1) % 2], however many own points read it.
+ */
+static int exchange(struct graph_state *s, long t, int rank, int ranks, MPI_Request **req,
+                    size_t *cap)
+{
+    const task_graph_t *g = &s->g;
+    size_t bytes = g->output_bytes_per_task, n = 0;
+    char *prev = s->out[(t - 1) & 1];
+    long dset = task_graph_dependence_set_at_timestep(*g, t);
+    char *wanted = calloc((size_t)g->max_width, 1);
+    char *sent_to = malloc((size_t)ranks);
+    if (!wanted || !sent_to) {
+        free(wanted);
+        free(sent_to);
+        return -1;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (long p = s->first; p <= s->last; p++) {
+            /* pass 0: receive what own points of t read; pass 1: send own outputs of t - 1 */
+            interval_list_t list = pass == 0 ? task_graph_dependencies(*g, dset, p)
+                                             : task_graph_reverse_dependencies(*g, dset, p);
+            if (pass == 1) memset(sent_to, 0, (size_t)ranks);
+            int relevant = pass == 0 ? active(g, t, p) : active(g, t - 1, p);
+            for (long i = 0; relevant && i < interval_list_num_intervals(list); i++) {
+                interval_t iv = interval_list_interval(list, i);
+                for (long q = iv.start; q <= iv.end; q++) {
+                    if (q >= s->first && q <= s->last) continue;
+                    if (pass == 0 && (!active(g, t - 1, q) || wanted[q])) continue;
+                    if (pass == 1 && !active(g, t, q)) continue;
+                    int peer = owner(g, q, ranks);
+                    if (pass == 1 && sent_to[peer]) continue;
+                    if (n == *cap) {
+                        *cap = *cap ? 2 * *cap : 64;
+                        MPI_Request *grown = realloc(*req, *cap * sizeof **req);
+                        if (!grown) return -1;
+                        *req = grown;
+                    }
+                    long src = pass == 0 ? q : p; /* the tag names the output's point */
+                    int tag = (int)(src % 32768);
+                    if (pass == 0) {
+                        wanted[q] = 1;
+                        MPI_Irecv(prev + q * bytes, (int)bytes, MPI_BYTE, peer, tag, MPI_COMM_WORLD,
+                                  &(*req)[n++]);
+                    } else {
+                        sent_to[peer] = 1;
+                        MPI_Isend(prev + p * bytes, (int)bytes, MPI_BYTE, peer, tag, MPI_COMM_WORLD,
+                                  &(*req)[n++]);
+                    }
+                }
+            }
+            interval_list_destroy(list);
+        }
+    }
+    free(wanted);
+    free(sent_to);
+    MPI_Waitall((int)n, *req, MPI_STATUSES_IGNORE);
+    (void)rank;
+    return 0;
+}
+
+/* Timestep t's tasks of one graph. */
+static int submit(struct graph_state *s, long t)
+{
+    const task_graph_t *g = &s->g;
+    size_t bytes = g->output_bytes_per_task;
+    long dset = task_graph_dependence_set_at_timestep(*g, t);
+    for (long p = s->first; p <= s->last; p++) {
+        if (!active(g, t, p)) continue;
+        struct point_task pt = {.graph = *g, .timestep = t, .point = p};
+        tide_arg args[TIDE_MAX_ARGS] = {{&pt, sizeof pt, TIDE_VALUE},
+                                        {s->out[t & 1] + p * bytes, bytes, TIDE_OUT}};
+        interval_list_t deps = task_graph_dependencies(*g, dset, p);
+        for (long i = 0; i < interval_list_num_intervals(deps); i++) {
+            interval_t iv = interval_list_interval(deps, i);
+            for (long q = iv.start; q <= iv.end; q++) {
+                if (!active(g, t - 1, q)) continue;
+                args[2 + pt.n_inputs++] =
+                    (tide_arg){s->out[(t - 1) & 1] + q * bytes, bytes, TIDE_IN};
+            }
+        }
+        interval_list_destroy(deps);
+        /* pt.n_inputs is final now; the VALUE argument is copied at creation */
+        tide_task *task;
+        int rc = tide_task_create(&task, run_point, 2 + pt.n_inputs, args);
+        if (rc == TIDE_OK) rc = tide_task_submit(task);
+        if (rc != TIDE_OK) return rc;
+    }
+    return TIDE_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (tide_init(&argc, &argv) != TIDE_OK) return 2; /* it printed why */
+    int rank = tide_rank(), ranks = tide_size();
+    app_t app = app_create(argc, argv);
+    task_graph_list_t list = app_task_graphs(app);
+    long n_graphs = task_graph_list_num_task_graphs(list), steps = 0;
+    struct graph_state *gs = calloc((size_t)n_graphs, sizeof *gs);
+    int bad = !gs;
+    for (long i = 0; !bad && i < n_graphs; i++) {
+        struct graph_state *s = &gs[i];
+        s->g = task_graph_list_task_graph(list, i);
+        s->first = rank * s->g.max_width / ranks;
+        s->last = (rank + 1) * s->g.max_width / ranks - 1;
+        long inputs = max_inputs(&s->g);
+        if (inputs > TIDE_MAX_ARGS - 2) {
+            if (rank == 0)
+                fprintf(stderr,
+                        "tide_taskbench: graph %ld: a point has %ld dependencies, Tide tasks take "
+                        "at most %d inputs (patterns such as all_to_all are not supported)\n",
+                        i, inputs, TIDE_MAX_ARGS - 2);
+            bad = 2;
+            break;
+        }
+        for (int k = 0; k < 2; k++) {
+            s->out[k] = calloc((size_t)s->g.max_width, s->g.output_bytes_per_task);
+            bad |= !s->out[k];
+        }
+        if (s->g.timesteps > steps) steps = s->g.timesteps;
+    }
+    MPI_Request *req = NULL;
+    size_t cap = 0;
+    double elapsed = 0;
+    /* Two runs as Task Bench's MPI implementation does: the first warms up, the second is timed. */
+    for (int run = 0; !bad && run < 2; run++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        for (long t = 0; !bad && t < steps; t++) {
+            for (long i = 0; !bad && i < n_graphs; i++) {
+                if (t >= gs[i].g.timesteps) continue;
+                if (t > 0 && exchange(&gs[i], t, rank, ranks, &req, &cap) != 0) bad = 1;
+                if (!bad && submit(&gs[i], t) != TIDE_OK) bad = 1;
+            }
+            if (!bad && tide_taskwait() != TIDE_OK) bad = 1;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        elapsed = MPI_Wtime() - start;
+    }
+    if (bad == 1) fprintf(stderr, "tide_taskbench: rank %d: %s\n", rank, tide_last_error_message());
+    if (!bad && rank == 0) app_report_timing(app, elapsed);
+    for (long i = 0; gs && i < n_graphs; i++) {
+        free(gs[i].out[0]);
+        free(gs[i].out[1]);
+    }
+    free(gs);
+    free(req);
+    task_graph_list_destroy(list);
+    app_destroy(app);
+    tide_finalize();
+    return bad ? 2 : 0;
+}
