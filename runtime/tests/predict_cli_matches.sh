@@ -7,7 +7,7 @@ mpiexec=$1 prog=$2 tool=$3 work=$4
 mkdir -p "$work"
 # The rank model: the CSV below carries the loads only, not the tasks' features.
 TIDE_STATS="$work/run.json" TIDE_LB=proact TIDE_PRED_MODEL=rank TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 \
-    $mpiexec --oversubscribe -n 3 "$prog" 24 10
+    $mpiexec --oversubscribe -n 3 "$prog" 24 6
 python3 - "$work/run.json" "$work/loads.csv" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
