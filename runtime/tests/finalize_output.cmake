@@ -5,16 +5,7 @@
 # with EXACT no other such line may appear (a node with fewer cores than the run's workers may
 # add the oversubscription line, which is what it is for). With STATS (the run's TIDE_STATS
 # file) the summary line's "N replicas sent" must equal summary.tasks_replicated, and N > 0.
-set(cmd "")
-set(take OFF)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE ${last})
-  if(take)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(take ON)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 set(ENV{TIDE_QUIET} 0)
 execute_process(COMMAND ${cmd} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 message("${out}${err}")
