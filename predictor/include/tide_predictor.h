@@ -61,8 +61,10 @@ typedef enum tide_pred_select {
 typedef struct tide_model_params {
     char kind[TIDE_PRED_NAME_MAX]; /* TIDE_PRED_MODEL: "auto" (default), "rank" or "task" */
     int window;                    /* TIDE_PRED_WINDOW: lags k, and the rolling-error window; 4 */
-    int train;                     /* TIDE_PRED_TRAIN: phases observed before the first fit, and
-                                      phases used by each retrain; 20 */
+    int train;                     /* TIDE_PRED_TRAIN: the most recent phases each fit uses; a
+                                      model fits as soon as it has more samples than
+                                      coefficients and refits after every phase until it has
+                                      this many; 20 */
     double retrain_err;            /* TIDE_PRED_RETRAIN_ERR: retrain when the median absolute
                                       percentage error of the last max(window, 5) predictions
                                       exceeds it (a fraction: 0.10 = 10%); 0.10 */
@@ -120,8 +122,11 @@ typedef struct tide_model_ops {
     int (*create)(const tide_model_params *p, void **state);
     /* Records a finished phase (e.g. its task samples). May be NULL. */
     int (*observe)(void *state, const tide_phase_obs *obs);
-    /* Fits on the recent history. Returns TIDE_PRED_OK, or TIDE_PRED_DEGENERATE with a reason in
-     * why (the wrapper then predicts by persistence until the next successful fit). */
+    /* Fits on the recent history (called after every phase from the first on, until a fit
+     * succeeds and the history holds `train` phases). Returns TIDE_PRED_OK; TIDE_PRED_NOT_READY
+     * while it has too few samples for its coefficients (the wrapper asks again after the next
+     * phase); or TIDE_PRED_DEGENERATE with a reason in why (the wrapper then predicts by
+     * persistence until the next successful fit). */
     int (*train)(void *state, const double *loads, int nloads, char *why, size_t whylen);
     /* Predicts the next phase's load from the recent loads and, when known, the next phase's
      * tasks (NULL: assume the last observed phase's tasks). TIDE_PRED_DEGENERATE + why when this
@@ -178,8 +183,9 @@ void tide_model_destroy(tide_model *m);
 
 /* Reports a finished phase. Task arrays are optional (NULL / 0 for the rank model); features are
  * ntasks x nfeat row-major. Scores the prediction made for this phase (and every candidate's),
- * filters spikes out of what the models learn from, then trains once `train` phases were seen,
- * or retrains a model whose recent median error exceeds retrain_err. */
+ * filters spikes out of what the models learn from, then fits each model that has more samples
+ * than coefficients (after every phase until `train` phases were seen), or retrains a model
+ * whose recent median error exceeds retrain_err. */
 int tide_model_observe_phase(tide_model *m, double load, int ntasks, const double *task_features,
                              const double *task_times, int nfeat);
 /* Same with the full observation (per-phase features included). */

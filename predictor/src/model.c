@@ -177,12 +177,20 @@ void tide_model_destroy(tide_model *m)
     free(m->raw), free(m->clean), free(m->per_task), free(m);
 }
 
+/* A model answers TIDE_PRED_NOT_READY while it has too few samples for its coefficients: it
+ * stays unfitted (no prediction, no fallback) and is asked again after the next phase, until
+ * the history holds TIDE_PRED_TRAIN phases; a model still short of samples then, or one that
+ * had a fit, falls back as on degenerate data. */
 static int train_one(tide_model *m, fitted *f)
 {
     int n;
     const double *loads = last(m, m->clean, m->p.train, &n);
     char why[REASON_MAX] = "";
     int rc = f->ops->train(f->state, loads, n, why, sizeof why);
+    if (rc == TIDE_PRED_NOT_READY) {
+        if (!f->trained && m->stats.phases < m->p.train) return TIDE_PRED_OK;
+        rc = TIDE_PRED_DEGENERATE;
+    }
     f->trained = 1;
     f->persistence = rc != TIDE_PRED_OK;
     if (rc == TIDE_PRED_OK) {
@@ -288,11 +296,23 @@ static int best_base(const tide_model *m, const candidates *c)
     return ep < em ? BASE_PERSISTENCE : BASE_MEDIAN;
 }
 
+/* A source's uncertainty: the median of its recent absolute errors, or, while fewer than
+ * MIN_SCORED are known, the largest of them: an early estimate errs on the cautious side, so
+ * that the planner's margin guards the first plans. */
+static double uncertainty(const tide_err_ring *r)
+{
+    if (r->n >= MIN_SCORED) return tide_ring_median_abs(r);
+    double worst = 0;
+    for (int i = 0; i < r->n; i++)
+        worst = fmax(worst, r->abs[(r->head + i) % r->cap]);
+    return worst;
+}
+
 static void serve_base(const tide_model *m, const candidates *c, int b, int source,
                        tide_prediction *out)
 {
     out->load = c->base[b];
-    out->unc = tide_ring_median_abs(&m->base_err[b]);
+    out->unc = uncertainty(&m->base_err[b]);
     out->source = source ? source : b == BASE_PERSISTENCE ? TIDE_SRC_PERSISTENCE : TIDE_SRC_MEDIAN;
     out->model = "";
     out->per_task = 0;
@@ -324,8 +344,12 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     }
     const fitted *f = &m->fit[best];
     out->load = c->model[best];
-    /* A fresh fit has no errors yet: the baseline's are the best estimate of its uncertainty. */
-    out->unc = f->err.n ? tide_ring_median_abs(&f->err) : tide_ring_median_abs(&m->base_err[b]);
+    /* A fresh fit has few errors yet: the baseline's are an estimate of its uncertainty too,
+     * and so is how far it strays from the last load. */
+    out->unc = uncertainty(&f->err);
+    if (f->err.n < MIN_SCORED)
+        out->unc = fmax(fmax(out->unc, uncertainty(&m->base_err[b])),
+                        fabs(c->model[best] - c->base[BASE_PERSISTENCE]));
     out->source = TIDE_SRC_MODEL;
     out->model = f->ops->name;
     out->per_task = f->ops->predict_tasks != NULL;
@@ -409,13 +433,20 @@ int tide_model_predict_tasks(tide_model *m, const tide_task_set *tasks, double *
     return TIDE_PRED_OK;
 }
 
-/* Scores the served prediction and every candidate's against the measured load. */
-static void score(tide_model *m, const candidates *c, const tide_prediction *served, double load)
+/* Scores every candidate's prediction against the measured load. The baselines are scored
+ * from the second phase on, before any model is fitted, so that the first predictions served
+ * come with an uncertainty. */
+static void score_candidates(tide_model *m, const candidates *c, double load)
 {
     for (int i = 0; i < m->nfit; i++)
         if (c->model_ok[i]) tide_ring_push(&m->fit[i].err, c->model[i], load);
     for (int b = 0; b < NBASE; b++)
         if (c->base_ok[b]) tide_ring_push(&m->base_err[b], c->base[b], load);
+}
+
+/* Scores the served prediction (the statistics). */
+static void score_served(tide_model *m, const tide_prediction *served, double load)
+{
     tide_model_stats *st = &m->stats;
     double pred = served->load;
     st->predicted++;
@@ -453,9 +484,17 @@ int tide_model_observe(tide_model *m, const tide_phase_obs *obs)
                                                                                 : NULL;
     tide_prediction served;
     candidates c;
-    int rc = predict_all(m, known, &c, &served);
-    if (rc < 0) return rc;
-    if (rc == TIDE_PRED_OK && isfinite(obs->load)) score(m, &c, &served, obs->load);
+    int rc = TIDE_PRED_NOT_READY;
+    if (m->have_finite) {
+        rc = predict_candidates(m, known, &c);
+        if (rc < 0) return rc;
+        if (isfinite(obs->load)) score_candidates(m, &c, obs->load);
+        rc = any_trained(m) ? TIDE_PRED_OK : TIDE_PRED_NOT_READY;
+    }
+    if (rc == TIDE_PRED_OK && isfinite(obs->load)) {
+        choose(m, &c, &served);
+        score_served(m, &served, obs->load);
+    }
 
     int n, restore;
     long steps_before = m->filter.steps;
@@ -477,10 +516,13 @@ int tide_model_observe(tide_model *m, const tide_phase_obs *obs)
         fitted *f = &m->fit[i];
         if (f->ops->observe && (rc = f->ops->observe(f->state, &seen)) != TIDE_PRED_OK) return rc;
     }
+    /* A model fits as soon as it has more samples than coefficients (train_one), and refits
+     * after every phase until its history holds TIDE_PRED_TRAIN phases; then it refits when its
+     * error or a level step calls for it. */
     for (int i = 0; i < m->nfit && rc >= 0; i++) {
         fitted *f = &m->fit[i];
-        if (!f->trained) {
-            if (m->stats.phases >= m->p.train) rc = train_one(m, f);
+        if (!f->trained || m->stats.phases <= m->p.train) {
+            rc = train_one(m, f);
         } else if (m->filter.steps > steps_before || retrain_due(m, f)) {
             f->retrains++;
             m->stats.retrains++;

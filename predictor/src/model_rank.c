@@ -37,9 +37,9 @@ static int rank_train(void *state, const double *loads, int n, char *why, size_t
     rank_model *r = state;
     int k = r->k, ns = n - k;
     r->fitted = 0;
-    if (ns < 1) {
+    if (ns < k + 2) { /* k + 1 coefficients need more samples than that */
         snprintf(why, len, "too few phases (%d) for %d lags", n, k);
-        return TIDE_PRED_DEGENERATE;
+        return TIDE_PRED_NOT_READY;
     }
     double *X = malloc(sizeof(double) * (size_t)ns * (size_t)k);
     if (!X) return TIDE_PRED_ERR_NOMEM;

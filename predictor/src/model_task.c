@@ -118,9 +118,10 @@ static int task_train(void *state, const double *loads, int nloads, char *why, s
     int ns = 0;
     for (int i = 0; i < t->count; i++)
         ns += t->phase[(t->head + i) % TASK_ROWS_MAX] >= t->nphase - nloads;
-    if (ns == 0) {
-        snprintf(why, len, "no per-task features and times observed in the last %d phases", nloads);
-        return TIDE_PRED_DEGENERATE;
+    if (ns < t->p + 2) { /* p + 1 coefficients need more samples than that */
+        snprintf(why, len, "%d task samples in the last %d phases, too few for %d coefficients", ns,
+                 nloads, t->p + 1);
+        return TIDE_PRED_NOT_READY;
     }
     double *X = malloc(sizeof(double) * (size_t)ns * ((size_t)t->p + 1));
     double *y = malloc(sizeof(double) * (size_t)ns);

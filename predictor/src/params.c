@@ -91,8 +91,11 @@ static const tide_knob rows[K_COUNT] = {
                  .min = 2,
                  .max = 1000000,
                  .option = "--train",
-                 .help = "phases observed before the first fit, and the history of each retrain; "
-                         "the `rank` and `auto` models need at least 2 x window + 2",
+                 .help = "the most recent phases each fit uses: a model fits as soon as it has "
+                         "more samples than coefficients (the `rank` model after 2 x window + 2 "
+                         "phases, the `task` model after one phase with enough tasks) and refits "
+                         "after every phase until it has this many; `rank` and `auto` need at "
+                         "least 2 x window + 2",
                  TIDE_KNOB_FIELD(tide_model_params, train)},
     [K_TASK_DEGREE] = {.name = "TIDE_PRED_TASK_DEGREE",
                        .kind = TIDE_KNOB_INT,

@@ -140,7 +140,9 @@ static void loser_is_not_served(void)
 
 static void wild_prediction_is_guarded(void)
 {
-    tide_model *m = run_fx(40, 21); /* the 40x of a disturbed fit */
+    /* The 40x of a disturbed fit, fitted after phase 0, scored once (phase 1): still fresh,
+     * so it would serve, and the guard replaces it. */
+    tide_model *m = run_fx(40, 2);
     tide_prediction p;
     CHECK(tide_model_predict_info(m, NULL, &p) == 0, "predict");
     tide_model_stats s;
@@ -172,7 +174,7 @@ static const char *auto_choice(int nfeat, int predictive, long *task_served)
         tide_prediction p;
         if (tide_model_predict_info(m, &ts, &p) == 0) {
             last = p.source == TIDE_SRC_MODEL ? p.model : tide_pred_source_name(p.source);
-            /* Counted once both models have been scored for a while (trained at 20). */
+            /* Counted once both models have been scored for a while. */
             *task_served += ph >= 30 && p.source == TIDE_SRC_MODEL && strcmp(p.model, "task") == 0;
         }
         tide_model_observe_phase(m, load, 12, nfeat ? feat : NULL, times, nfeat);

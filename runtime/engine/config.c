@@ -185,14 +185,18 @@ static const tide_knob runtime_rows[] = {
      .kind = TIDE_KNOB_CHOICE,
      .def = "0",
      .choices = bool_names,
-     .help = "1: no summary line at finalize",
+     .help = "1: nothing printed at finalize (no summary, verdict or warning line; "
+             "docs/stats.md, \"What finalize prints\")",
      FIELD(quiet)},
     {.name = "TIDE_VERBOSE",
      .kind = TIDE_KNOB_INT,
      .def = "0",
      .min = 0,
      .max = 2,
-     .help = "more diagnostics on stderr",
+     .help = "0: finalize prints the summary and the verdict (and the warning lines that "
+             "apply); 1 or 2: also the predictions' accuracy and sources and what the plans could "
+             "not balance (always in `TIDE_STATS`), and diagnostics on stderr (a load model's "
+             "fallback, the comm thread's pinning)",
      FIELD(verbose)},
     {.name = "TIDE_SEED",
      .kind = TIDE_KNOB_INT,

@@ -370,6 +370,7 @@ typedef struct tide_rank_record {
     double sent_last;     /* seconds after phase start its last task message completed (0: none) */
     double plan_transfer; /* seconds after phase start its plan's last move should arrive, -1 */
     double reclaimed;     /* tasks chosen to move that it took back and ran itself */
+    double replicated;    /* replica copies of its own tasks it sent (replica.c) */
 } tide_rank_record;
 
 /* The serving model of a phase, as a number that an allgather of doubles carries. */
@@ -394,10 +395,20 @@ typedef struct tide_phase_log {
 int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
+/* The node with the most workers per core (node.c): its ranks' workers and the cores they may
+ * use. */
+typedef struct tide_node_load {
+    int workers, cores, ranks;
+} tide_node_load;
+
 /* Writes the TIDE_STATS document to f (the caller checks the writes: tide_outfile_end). */
-void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads, FILE *f);
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                           const tide_node_load *node, FILE *f);
+/* The finalize lines (docs/stats.md, "What finalize prints"): the summary and the verdict, the
+ * lines that warn (oversubscription, proact never planned), and at TIDE_VERBOSE >= 1 the
+ * predictions and the plans. */
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
-                              FILE *out);
+                              const tide_node_load *node, FILE *out);
 void tide_stats_free(tide_phase_log *log);
 
 /* ---- timeline traces (trace.c, trace_json.c, trace_otf2.c) ------------------------------------
@@ -433,16 +444,25 @@ int tide_trace_finish(tide_rt *rt);
 /* Frees the trace of a run that ends without tide_trace_finish (a failed tide_init). */
 void tide_trace_discard(tide_rt *rt);
 
+/* The verdict's floors (docs/stats.md, "The verdict"): a run shorter than MIN_TIME, or whose
+ * ranks' own work is under MIN_PHASE a phase, is too short to judge (a phase costs the runtime a
+ * fixed few hundred microseconds of collectives and wake-ups); below BALANCED of the unbalanced
+ * time the saving is noise and no recovery ratio is meaningful. */
+#define TIDE_VERDICT_MIN_TIME 0.05
+#define TIDE_VERDICT_MIN_PHASE 1e-3
+#define TIDE_VERDICT_BALANCED 0.02
+
 /* The finalize verdict (verdict.c, docs/stats.md "The verdict"): run totals in seconds. */
 typedef struct tide_verdict {
     double unbalanced; /* sum over phases of max(max_i L_i / threads, ideal): no balancing */
     double ideal;      /* sum of the phases' ideal times */
-    double achieved;   /* sum of the phases' W_max */
+    double achieved;   /* sum of the phases' times: the summary line's time */
     double saving;     /* (unbalanced - ideal) / unbalanced: what perfect balance would save */
     double recovered;  /* (unbalanced - achieved) / (unbalanced - ideal); 0 when balanced */
-    double remaining;  /* (achieved - ideal) / achieved, at least 0 */
     bool balanced;     /* saving below 2%: recovered is not meaningful */
-    int64_t moved;     /* tasks executed away from their origin */
+    bool too_short;    /* below the floors (stats.c): the run's own costs weigh like its work */
+    int phases;
+    int64_t moved; /* tasks executed away from their origin */
 } tide_verdict;
 
 tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads);
@@ -469,10 +489,14 @@ typedef struct tide_cancels {
     size_t n, cap;
 } tide_cancels;
 
+/* Collective, at init once rt->threads is known: fills rt->node. */
+void tide_node_probe(tide_rt *rt);
+
 struct tide_rt {
     tide_config cfg;
     int rank, size, threads;
-    bool mpi_owned; /* tide_init initialized MPI */
+    tide_node_load node; /* node.c */
+    bool mpi_owned;      /* tide_init initialized MPI */
     /* Tide's duplicate of the communicator it runs on (tide_init_comm), the parent of data_comm
      * and coll_comm (the comm thread's) and of the objects layer's. */
     MPI_Comm mpi_comm, data_comm, coll_comm;
@@ -518,6 +542,7 @@ struct tide_rt {
     double L_offloaded, offload_task_max;
     long n_offloaded, n_received; /* n_received: every task that arrived, copies included */
     long n_cancelled;             /* replica copies dropped here unrun (replica.c) */
+    long n_replicated;            /* replica copies of own tasks sent (replica.c) */
     long n_reclaimed;             /* tasks chosen to move, taken back before they left */
     double plan_transfer;         /* report_transfer of the phase's plan (-1: none) */
     uint64_t bytes_sent;

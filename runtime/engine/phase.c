@@ -65,6 +65,7 @@ static void fill_record(tide_protocol *cs)
     tide_transport_phase_end(rt, &r->send_bw, &r->sent_last);
     r->plan_transfer = rt->plan_transfer;
     r->reclaimed = (double)rt->n_reclaimed;
+    r->replicated = (double)rt->n_replicated;
 }
 
 static bool test_coll(tide_protocol *cs)
@@ -248,6 +249,7 @@ bool tide_protocol_step(tide_protocol *cs)
         if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
             return false;
         rt->n_offloaded = rt->n_received = rt->n_cancelled = rt->n_reclaimed = 0;
+        rt->n_replicated = 0;
         rt->plan_transfer = -1;
         rt->bytes_sent = 0;
         rt->L_offloaded = rt->offload_task_max = 0;

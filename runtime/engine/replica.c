@@ -90,6 +90,7 @@ static bool replicate_one(tide_queue *q, tide_task *t, void *arg)
     tide_transport_send(rt, r->dest, buf, len);
     if (rt->trace) tide_trace_replica(rt->trace, rt->cphase, r->dest, t->seq);
     r->done++;
+    rt->n_replicated++;
     return true;
 }
 

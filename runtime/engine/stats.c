@@ -129,7 +129,7 @@ static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularit
 
 typedef struct summary {
     double W_par, W_avg, time, ideal;
-    int64_t tasks, offloaded, bytes;
+    int64_t tasks, offloaded, replicated, bytes;
     prediction_error all;
     long served[SERVED_KINDS], predicted;
     long limits[TIDE_LB_LIMIT_COUNT], planned; /* rank-phases with a plan, by what stayed */
@@ -150,6 +150,7 @@ static summary summarize(const tide_phase_log *log, int threads)
         s.bytes += ps.bytes_moved;
         const tide_rank_record *r = phase_records(log, p);
         for (int i = 0; i < log->nranks; i++) {
+            s.replicated += (int64_t)r[i].replicated;
             add_error(&s.all, &r[i]);
             int k = served_kind(&r[i]);
             if (k >= 0) s.served[k]++, s.predicted++;
@@ -210,8 +211,10 @@ static void json_plan(FILE *f, const tide_rank_record *r, int n)
     fprintf(f, "]");
 }
 
-/* "config" (the run's settings) and "lb_knobs" (the task strategies' knobs by variable name). */
-static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads)
+/* "config" (the run's settings and the busiest node's workers and cores) and "lb_knobs" (the
+ * task strategies' knobs by variable name). */
+static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads,
+                        const tide_node_load *node)
 {
     fprintf(f, "  \"config\": {\"lb\": ");
     json_string(f, cfg->lb);
@@ -221,13 +224,15 @@ static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads
             "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
             "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
             "\"pred_guard\": %g, \"pred_spike\": %g, "
+            "\"node_workers\": %d, \"node_cores\": %d, \"node_ranks\": %d, "
             "\"version\": \"%d.%d\"},\n",
             tide_offload_name(cfg->offload), nranks, threads, (unsigned long long)cfg->max_inflight,
             (unsigned long long)cfg->pack_max, cfg->round_us, (unsigned long long)cfg->seed,
             cfg->pred.kind, cfg->pred.window, cfg->pred.train, cfg->pred.retrain_err,
             tide_solver_name(cfg->pred.solver),
             cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
-            cfg->pred.spike, TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
+            cfg->pred.spike, node->workers, node->cores, node->ranks, TIDE_VERSION_MAJOR,
+            TIDE_VERSION_MINOR);
     fprintf(f, "  \"lb_knobs\": {");
     for (int k = 0; tide_config_lb_knob_name(k); k++)
         fprintf(f, "%s\"%s\": %.9g", k ? ", " : "", tide_config_lb_knob_name(k), cfg->lb_knob[k]);
@@ -290,6 +295,8 @@ static void json_phase(FILE *f, const tide_phase_log *log, int p, int threads)
     json_array(f, "plan_transfer", r, n, offsetof(tide_rank_record, plan_transfer), false);
     fprintf(f, ", ");
     json_array(f, "reclaimed", r, n, offsetof(tide_rank_record, reclaimed), true);
+    fprintf(f, ", ");
+    json_array(f, "replicated", r, n, offsetof(tide_rank_record, replicated), true);
     fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max, ps.ideal,
             ps.R_imb);
 }
@@ -313,11 +320,8 @@ static void json_rank_errors(FILE *f, const tide_phase_log *log)
     }
 }
 
-/* The verdict's run totals (docs/stats.md "The verdict"; the words are verdict.c's). Below
- * TIDE_VERDICT_BALANCED of U the run counts as balanced already: no recovery ratio is
- * meaningful. */
-#define TIDE_VERDICT_BALANCED 0.02
-
+/* The verdict's run totals (docs/stats.md "The verdict"; the words are verdict.c's), in the
+ * summary line's time base. */
 tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads)
 {
     tide_verdict v;
@@ -332,13 +336,16 @@ tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads)
         /* A rank whose own load fits within the ideal still needs the ideal's time. */
         v.unbalanced += fmax(own_max, ps.ideal);
         v.ideal += ps.ideal;
-        v.achieved += ps.W_max;
+        v.achieved += ps.time;
         v.moved += ps.offloaded;
     }
+    v.phases = log->nphases;
+    v.too_short =
+        v.achieved < TIDE_VERDICT_MIN_TIME || v.unbalanced < TIDE_VERDICT_MIN_PHASE * log->nphases;
     v.saving = v.unbalanced > 0 ? (v.unbalanced - v.ideal) / v.unbalanced : 0;
     v.balanced = v.saving < TIDE_VERDICT_BALANCED;
-    v.recovered = v.balanced ? 0 : (v.unbalanced - v.achieved) / (v.unbalanced - v.ideal);
-    v.remaining = v.achieved > 0 ? fmax(v.achieved - v.ideal, 0) / v.achieved : 0;
+    v.recovered =
+        v.balanced || v.too_short ? 0 : (v.unbalanced - v.achieved) / (v.unbalanced - v.ideal);
     return v;
 }
 
@@ -349,9 +356,11 @@ static void json_summary(FILE *f, const tide_phase_log *log, int threads)
     fprintf(f,
             "  \"summary\": {\"phases\": %d, \"W_par\": %.9g, \"W_avg\": %.9g, "
             "\"R_imb\": %.9g, \"time_total\": %.9g, \"ideal_time\": %.9g, \"tasks\": %lld, "
-            "\"tasks_offloaded\": %lld, \"bytes_moved\": %lld,\n    \"pred_mape\": ",
+            "\"tasks_offloaded\": %lld, \"tasks_replicated\": %lld, \"bytes_moved\": %lld,\n"
+            "    \"pred_mape\": ",
             log->nphases, s.W_par, s.W_avg, s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, s.time,
-            s.ideal, (long long)s.tasks, (long long)s.offloaded, (long long)s.bytes);
+            s.ideal, (long long)s.tasks, (long long)s.offloaded, (long long)s.replicated,
+            (long long)s.bytes);
     json_error_field(f, s.all.ape, s.all.n_ape);
     fprintf(f, ", \"pred_mse\": ");
     json_error_field(f, s.all.sq, s.all.n);
@@ -363,18 +372,21 @@ static void json_summary(FILE *f, const tide_phase_log *log, int threads)
     for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", limit_names[k], s.limits[k]);
     tide_verdict v = tide_stats_verdict(log, threads);
-    fprintf(f, "},\n    \"unbalanced_time\": %.9g, \"achieved_time\": %.9g, \"saving\": %.9g, ",
-            v.unbalanced, v.achieved, v.saving);
-    if (v.balanced)
+    fprintf(f,
+            "},\n    \"unbalanced_time\": %.9g, \"achieved_time\": %.9g, \"saving\": %.9g, "
+            "\"too_short\": %s, ",
+            v.unbalanced, v.achieved, v.saving, v.too_short ? "true" : "false");
+    if (v.balanced || v.too_short)
         fprintf(f, "\"recovered\": null}");
     else
         fprintf(f, "\"recovered\": %.9g}", v.recovered);
 }
 
-void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads, FILE *f)
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+                           const tide_node_load *node, FILE *f)
 {
     fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n");
-    json_config(f, cfg, log->nranks, threads);
+    json_config(f, cfg, log->nranks, threads, node);
     fprintf(f, "  \"phases\": [");
     for (int p = 0; p < log->nphases; p++)
         json_phase(f, log, p, threads);
@@ -383,33 +395,71 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, in
     fprintf(f, "\n}\n");
 }
 
-void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
-                              FILE *out)
+/* The warning when the busiest node runs more workers than it has cores. */
+static void print_oversubscribed(const tide_node_load *node, FILE *out)
 {
-    summary s = summarize(log, threads);
+    if (node->cores <= 0 || node->workers <= node->cores) return;
     fprintf(out,
-            "tide: %d ranks x %d threads, lb=%s, %d phases: time %.3f s (ideal %.3f s), "
-            "R_imb %.3f, %lld of %lld tasks offloaded, %.1f MiB moved\n",
-            log->nranks, threads, cfg->lb, log->nphases, s.time, s.ideal,
-            s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, (long long)s.offloaded, (long long)s.tasks,
-            (double)s.bytes / (1 << 20));
-    tide_verdict v = tide_stats_verdict(log, threads);
-    char line[512];
-    tide_verdict_format(&v, cfg->lb, line, sizeof line);
-    fprintf(out, "%s\n", line);
-    if (s.predicted == 0) return;
-    fprintf(out, "tide: predictions (model %s): MAPE %.3f, served by", cfg->pred.kind,
-            s.all.n_ape ? s.all.ape / s.all.n_ape : 0.0);
-    for (int k = 0, first = 1; k < SERVED_KINDS; k++) {
-        if (!s.served[k]) continue;
-        fprintf(out, "%s %s %.0f%%", first ? "" : ",", served_names[k],
-                100.0 * s.served[k] / s.predicted);
-        first = 0;
+            "tide: oversubscribed: %d ranks run %d workers on a node with %d cores, so tasks wait "
+            "for a core and every time above includes that wait; run at most %d workers per "
+            "node (fewer ranks per node, or OMP_NUM_THREADS / TIDE_THREADS)\n",
+            node->ranks, node->workers, node->cores, node->cores);
+}
+
+/* The warning when proact ran but never planned (every phase before its model could fit). */
+static void print_never_planned(const tide_phase_log *log, const tide_config *cfg, const summary *s,
+                                FILE *out)
+{
+    if (strncmp(cfg->lb, "proact", 6) != 0 || log->nranks < 2 || log->nphases == 0 ||
+        s->planned > 0)
+        return;
+    fprintf(out,
+            "tide: proact never planned: in these %d phases its load model never had a "
+            "prediction for every rank, so it reacted; the rank model fits after 2 x "
+            "TIDE_PRED_WINDOW + 2 = %d phases: run more phases, lower TIDE_PRED_WINDOW, or give "
+            "the tasks features (tide_task_set_feature) for the task model (docs/predictor.md)\n",
+            log->nphases, 2 * cfg->pred.window + 2);
+}
+
+/* TIDE_VERBOSE >= 1: who predicted how well, and what the plans could not balance. */
+static void print_details(const summary *s, const tide_config *cfg, FILE *out)
+{
+    if (s->predicted > 0) {
+        fprintf(out, "tide: predictions (model %s): MAPE %.3f, served by", cfg->pred.kind,
+                s->all.n_ape ? s->all.ape / s->all.n_ape : 0.0);
+        for (int k = 0, first = 1; k < SERVED_KINDS; k++) {
+            if (!s->served[k]) continue;
+            fprintf(out, "%s %s %.0f%%", first ? "" : ",", served_names[k],
+                    100.0 * s->served[k] / s->predicted);
+            first = 0;
+        }
+        fprintf(out, "\n");
     }
-    fprintf(out, "\n");
-    if (s.limits[TIDE_LB_LIMIT_GRANULARITY] > 0)
+    if (s->limits[TIDE_LB_LIMIT_GRANULARITY] > 0)
         fprintf(out,
                 "tide: in %ld of %ld planned rank-phases the surplus left was smaller than the "
                 "rank's lightest movable task: finer tasks would let the plan balance more\n",
-                s.limits[TIDE_LB_LIMIT_GRANULARITY], s.planned);
+                s->limits[TIDE_LB_LIMIT_GRANULARITY], s->planned);
+}
+
+void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
+                              const tide_node_load *node, FILE *out)
+{
+    summary s = summarize(log, threads);
+    char replicas[64] = "";
+    if (s.replicated > 0)
+        snprintf(replicas, sizeof replicas, ", %lld replicas sent", (long long)s.replicated);
+    fprintf(out,
+            "tide: %d ranks x %d threads, lb=%s, %d phases: time %.3f s (ideal %.3f s), "
+            "R_imb %.3f, %lld of %lld tasks offloaded%s, %.1f MiB moved\n",
+            log->nranks, threads, cfg->lb, log->nphases, s.time, s.ideal,
+            s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, (long long)s.offloaded, (long long)s.tasks,
+            replicas, (double)s.bytes / (1 << 20));
+    tide_verdict v = tide_stats_verdict(log, threads);
+    char line[768];
+    tide_verdict_format(&v, cfg->lb, line, sizeof line);
+    fprintf(out, "%s\n", line);
+    print_oversubscribed(node, out);
+    print_never_planned(log, cfg, &s, out);
+    if (cfg->verbose >= 1) print_details(&s, cfg, out);
 }

@@ -1,16 +1,7 @@
 # cmake -DPATTERN=... -DTIMEOUT=seconds -P expect_abort.cmake -- command args...
 # Passes when the command fails (a non-zero exit, not a timeout) within TIMEOUT seconds and
 # PATTERN occurs in its output exactly once.
-set(cmd "")
-set(take OFF)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE ${last})
-  if(take)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(take ON)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 execute_process(COMMAND ${cmd} TIMEOUT ${TIMEOUT} OUTPUT_VARIABLE out ERROR_VARIABLE err
   RESULT_VARIABLE rc)
 set(all "${out}${err}")

@@ -1,15 +1,6 @@
 # cmake -DPATTERN=... -P expect_once.cmake -- command args...
 # Passes when the command exits 0 and PATTERN occurs in its output exactly once.
-set(cmd "")
-set(take OFF)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE ${last})
-  if(take)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(take ON)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 execute_process(COMMAND ${cmd} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 set(all "${out}${err}")
 message("${all}")

@@ -1,15 +1,18 @@
 /* Proactive offloading end to end: a fixed imbalance (rank 0 has four times the tasks of the
- * others; tasks of two sizes, the size given as a feature) over many phases. Checks that the rank
- * model predicts every rank's load from phase TIDE_PRED_TRAIN on (not before), and that in every
- * planned phase each rank sends and receives exactly what its row and column of the plan say (the
- * plan recomputed here from all ranks' predictions and uncertainties with the same planner). Usage:
- * test_proact PHASES TRAIN */
+ * others; tasks of two sizes, the size given as a feature) over many phases. Checks that the
+ * model predicts every rank's load from phase FIRST on (not before: the first phase after the
+ * model has more samples than coefficients), and that in every planned phase each rank sends and
+ * receives exactly what its row and column of the plan say (the plan recomputed here from all
+ * ranks' predictions and uncertainties with the same planner). With TIDE_STATS set, rank 0 also
+ * checks the file: pred_source null in exactly the first FIRST phases. Usage:
+ * test_proact PHASES FIRST */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 #include "tide.h"
 #include "tide_plan.h"
 
 #include <mpi.h>
+#include <string.h>
 #include <time.h>
 
 static void sleepy(void **args)
@@ -19,10 +22,34 @@ static void sleepy(void **args)
     *(long *)args[1] = *(const long *)args[0] + 1;
 }
 
+/* The TIDE_STATS file: "pred_source": null in the first `first` phases, a list in the rest. */
+static void check_stats_file(const char *path, int phases, int first)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f, "TIDE_STATS file %s", path);
+    static char doc[1 << 20];
+    size_t len = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[len] = 0;
+    int none = 0, some = 0;
+    for (const char *s = strstr(doc, "\"pred_source\": "); s;
+         s = strstr(s + 1, "\"pred_source\": ")) {
+        s += strlen("\"pred_source\": ");
+        if (strncmp(s, "null", 4) == 0) {
+            CHECK(some == 0, "a phase without prediction after one with");
+            none++;
+        } else {
+            some += *s == '[';
+        }
+    }
+    CHECK(none == first && some == phases - first, "pred_source null in %d phases, set in %d", none,
+          some);
+}
+
 int main(int argc, char **argv)
 {
     int phases = argc > 1 ? atoi(argv[1]) : 30;
-    int train = argc > 2 ? atoi(argv[2]) : 10;
+    int first = argc > 2 ? atoi(argv[2]) : 10;
     CHECK_OK(tide_init(&argc, &argv));
     int me = tide_rank(), np = tide_size();
     int ntasks = me == 0 ? 32 : 8;
@@ -47,15 +74,15 @@ int main(int argc, char **argv)
             CHECK(out[i] == ns[i % 2] + 1, "phase %d task %d", p, i);
         tide_phase_stats st;
         CHECK_OK(tide_stats_last_phase(&st));
-        if (p < train)
-            CHECK(st.L_pred_self < 0, "phase %d predicted before training", p);
+        if (p < first)
+            CHECK(st.L_pred_self < 0, "phase %d predicted before the model could fit", p);
         else
             CHECK(st.L_pred_self >= pred_min, "phase %d: prediction %g", p, st.L_pred_self);
         MPI_Allgather(&st.L_pred_self, 1, MPI_DOUBLE, pred, 1, MPI_DOUBLE, MPI_COMM_WORLD);
         MPI_Allgather(&st.L_unc_self, 1, MPI_DOUBLE, unc, 1, MPI_DOUBLE, MPI_COMM_WORLD);
         int64_t mine = ntasks;
         MPI_Allgather(&mine, 1, MPI_INT64_T, n, 1, MPI_INT64_T, MPI_COMM_WORLD);
-        if (p < train) continue;
+        if (p < first) continue;
         if (getenv("EXPECT_WEIGHTED")) {
             /* Per-task plan (task model): which tasks leave depends on every rank's per-task
              * predictions, which only the runtime sees; check what any valid plan satisfies. */
@@ -91,6 +118,7 @@ int main(int argc, char **argv)
     /* A tool's model predicting the same for every rank (EXPECT_PRED_MIN) plans no move. */
     if (pred_min == 0) CHECK(any > 0, "no planned phase moved a task");
     CHECK_OK(tide_finalize());
+    if (me == 0 && getenv("TIDE_STATS")) check_stats_file(getenv("TIDE_STATS"), phases, first);
     free(pred), free(unc), free(n), free(tb), free(moves);
     if (me == 0) printf("proact: every planned move matched the plan\n");
     return 0;

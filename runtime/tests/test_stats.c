@@ -5,6 +5,7 @@
  *   test_stats                         tide_stats_compute and tide_stats_add_phase
  *   test_stats --json PYTHON3 OUT.json tide_stats_write_json: OUT.json parses (python3's json)
  *                                      and holds the hand values */
+#define _GNU_SOURCE
 #include "internal.h"
 #include "test_util.h"
 
@@ -162,6 +163,7 @@ static void json_document(const char *python, const char *path)
     tide_rank_record p1[2] = {rec(4, 4, 3, 4, 1, 2, 100), rec(4, 4, 0.5, 4, 2, 1, 200)};
     p0[0].time = 3.5;
     p1[0].time = 4.5;
+    p1[0].replicated = 3;
     for (int i = 0; i < 2; i++) {
         p1[i].L_pred = i ? 4.4 : 4;
         p1[i].L_unc = 0.1;
@@ -174,7 +176,8 @@ static void json_document(const char *python, const char *path)
     tide_config_defaults(&cfg);
     FILE *doc = fopen(path, "w");
     CHECK(doc != NULL, "cannot open %s", path);
-    tide_stats_write_json(&log, &cfg, 2, doc);
+    tide_node_load node = {4, 8, 2};
+    tide_stats_write_json(&log, &cfg, 2, &node, doc);
     CHECK(fclose(doc) == 0, "closing %s", path);
     tide_stats_free(&log);
 
@@ -189,6 +192,8 @@ static void json_document(const char *python, const char *path)
         "assert p[1]['pred_source'] == ['rank', 'rank'], p[1]['pred_source']\n"
         "assert p[0]['W'] == [1, 3] and p[1]['L_pred'] == [4, 4.4], 'per-rank arrays'\n"
         "assert s['pred_sources']['rank'] == 2, s['pred_sources']\n"
+        "assert s['tasks_replicated'] == 3 and p[1]['replicated'] == [3, 0], 'replicas'\n"
+        "assert d['config']['node_workers'] == 4 and d['config']['node_cores'] == 8, 'node'\n"
         "v = [s['R_imb'], s['ideal_time'], s['W_par'], s['W_avg'], s['time_total'], s['tasks'],\n"
         "     s['tasks_offloaded'], s['bytes_moved'], s['pred_mape'], s['pred_mse'],\n"
         "     p[0]['R_imb'], p[0]['ideal'], p[1]['R_imb'], p[1]['ideal']]\n"
@@ -220,11 +225,11 @@ static void json_document(const char *python, const char *path)
               "%s = %.17g, expected %.17g", names[i], got[i], want[i]);
 }
 
-/* The verdict (verdict.c), 2 ranks x 2 threads, longest task 0.5:
+/* The verdict (verdict.c), 2 ranks x 2 threads, longest task 0.5, each phase's time = rank 0's W:
  *   phase 0: L 6, 2: own max 6 / 2 = 3; ideal max(8 / 4, 0.5) = 2; balanced to W 2.5, 2.5.
  *   phase 1: L 4, 4: own max 2 = ideal 2; W 2, 2.
- * unbalanced 3 + 2 = 5, ideal 4, achieved 2.5 + 2 = 4.5: saving (5 - 4) / 5 = 0.2, recovered
- * (5 - 4.5) / (5 - 4) = 0.5, remaining (4.5 - 4) / 4.5. Without balancing (W = L / 2: 3, 1)
+ * unbalanced 3 + 2 = 5, ideal 4, achieved (the summary's time) 2.5 + 2 = 4.5: saving
+ * (5 - 4) / 5 = 0.2, recovered (5 - 4.5) / (5 - 4) = 0.5. Without balancing (W = L / 2: 3, 1)
  * achieved equals unbalanced: nothing recovered. */
 static void verdict(void)
 {
@@ -239,12 +244,20 @@ static void verdict(void)
     CHECK_NEAR(v.achieved, 4.5);
     CHECK_NEAR(v.saving, 0.2);
     CHECK_NEAR(v.recovered, 0.5);
-    CHECK_NEAR(v.remaining, 0.5 / 4.5);
-    CHECK(!v.balanced && v.moved == 4, "balanced %d moved %lld", v.balanced, (long long)v.moved);
-    char line[512];
+    CHECK(!v.balanced && !v.too_short && v.moved == 4, "balanced %d moved %lld", v.balanced,
+          (long long)v.moved);
+    char line[768];
     tide_verdict_format(&v, "react", line, sizeof line);
-    CHECK(strstr(line, "save 20%") && strstr(line, "recovered 50% of that") &&
+    CHECK(strstr(line, "save 20% of the 5.000 s") && strstr(line, "(ideal 4.000 s)") &&
+              strstr(line, "lb=react took 4.500 s, which recovers 50% of that saving") &&
               strstr(line, "moving 4 tasks") && !strstr(line, "balancing is off"),
+          "%s", line);
+    /* The same numbers, slower than the estimate: no "recovered none", a comparison to run. */
+    log.records[0].time = 4;
+    v = tide_stats_verdict(&log, 2);
+    tide_verdict_format(&v, "rep", line, sizeof line);
+    CHECK(v.recovered < 0 && strstr(line, "lb=rep took 6.000 s, no less than that estimate") &&
+              strstr(line, "compare with a TIDE_LB=none run"),
           "%s", line);
     tide_stats_free(&log);
 
@@ -254,9 +267,8 @@ static void verdict(void)
     v = tide_stats_verdict(&log, 2);
     CHECK_NEAR(v.recovered, 0);
     tide_verdict_format(&v, "none", line, sizeof line);
-    CHECK(strstr(line, "save 33%") && strstr(line, "recovered none of that") &&
-              strstr(line, "balancing is off"),
-          "%s", line);
+    CHECK(strstr(line, "save 33%") && strstr(line, "lb=none took 3.000 s, balancing is off"), "%s",
+          line);
     tide_stats_free(&log);
 
     log = log_of(2); /* own loads equal: balanced, no ratio */
@@ -264,7 +276,90 @@ static void verdict(void)
     v = tide_stats_verdict(&log, 2);
     CHECK(v.balanced && v.recovered == 0, "balanced %d recovered %g", v.balanced, v.recovered);
     tide_verdict_format(&v, "react", line, sizeof line);
-    CHECK(strstr(line, "were balanced"), "%s", line);
+    CHECK(strstr(line, "were balanced") && strstr(line, "took 2.000 s against the ideal 2.000 s"),
+          "%s", line);
+    tide_stats_free(&log);
+}
+
+/* Below the floors: 10 phases of 2 ms (the run is under 0.05 s), and 100 phases of 0.8 ms of
+ * work (0.08 s in all, but under 1 ms a phase): too short to judge, however imbalanced. */
+static void verdict_too_short(void)
+{
+    int phases[2] = {10, 100};
+    double W[2] = {2e-3, 0.8e-3};
+    for (int c = 0; c < 2; c++) {
+        tide_phase_log log = log_of(2);
+        for (int p = 0; p < phases[c]; p++) {
+            tide_rank_record r[2] = {rec(W[c], 2 * W[c], 1e-5, 8, 0, 0, 0),
+                                     rec(W[c] / 4, W[c] / 2, 1e-5, 2, 0, 0, 0)};
+            CHECK_OK(tide_stats_add_phase(&log, r));
+        }
+        tide_verdict v = tide_stats_verdict(&log, 2);
+        CHECK(v.too_short && v.recovered == 0, "case %d: too_short %d", c, v.too_short);
+        char line[768];
+        tide_verdict_format(&v, "react", line, sizeof line);
+        CHECK(strstr(line, "tide: verdict: too short to judge: ") && !strstr(line, "save"), "%s",
+              line);
+        tide_stats_free(&log);
+    }
+}
+
+/* What finalize prints, line by line: by default the summary and the verdict alone (replica
+ * copies counted in the summary); the oversubscription and never-planned lines when they apply;
+ * the predictions and the plans' granularity only at TIDE_VERBOSE >= 1. */
+static int print_lines(const tide_phase_log *log, const tide_config *cfg, tide_node_load node,
+                       char *buf, size_t len)
+{
+    FILE *f = fmemopen(buf, len, "w");
+    CHECK(f, "fmemopen");
+    tide_stats_print_summary(log, cfg, 2, &node, f);
+    fclose(f);
+    int n = 0;
+    for (const char *c = buf; *c; c++)
+        n += *c == '\n';
+    return n;
+}
+
+static void finalize_lines(void)
+{
+    tide_phase_log log = log_of(2);
+    tide_rank_record p[2] = {rec(0.3, 0.6, 0.01, 40, 4, 0, 0), rec(0.3, 0.3, 0.01, 20, 0, 9, 0)};
+    p[0].replicated = 13;
+    for (int i = 0; i < 2; i++) {
+        p[i].L_pred = 0.4, p[i].L_unc = 0.01, p[i].pred_source = TIDE_SRC_PERSISTENCE;
+    }
+    p[0].plan_limit = TIDE_LB_LIMIT_GRANULARITY;
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(tide_stats_add_phase(&log, p));
+    tide_config cfg;
+    tide_config_defaults(&cfg);
+    snprintf(cfg.lb, sizeof cfg.lb, "proact");
+    static char out[8192];
+    tide_node_load fits = {4, 4, 2}, over = {16, 2, 4};
+    int n = print_lines(&log, &cfg, fits, out, sizeof out);
+    CHECK(n == 2 && strncmp(out, "tide: 2 ranks x 2 threads, lb=proact, 3 phases: ", 48) == 0 &&
+              strstr(out, "12 of 180 tasks offloaded, 39 replicas sent, ") &&
+              strstr(out, "\ntide: verdict: "),
+          "%d lines:\n%s", n, out);
+    n = print_lines(&log, &cfg, over, out, sizeof out);
+    CHECK(n == 3 && strstr(out, "\ntide: oversubscribed: 4 ranks run 16 workers on a node with 2 "
+                                "cores"),
+          "%d lines:\n%s", n, out);
+    cfg.verbose = 1;
+    n = print_lines(&log, &cfg, fits, out, sizeof out);
+    CHECK(n == 4 && strstr(out, "\ntide: predictions (model auto): ") &&
+              strstr(out, "\ntide: in 3 of 6 planned rank-phases"),
+          "%d lines:\n%s", n, out);
+    cfg.verbose = 0;
+    for (int k = 0; k < 6; k++)
+        log.records[k].plan_limit = -1; /* no plan in any phase */
+    n = print_lines(&log, &cfg, fits, out, sizeof out);
+    CHECK(n == 3 && strstr(out, "\ntide: proact never planned: in these 3 phases ") &&
+              strstr(out, "2 x TIDE_PRED_WINDOW + 2 = 10 phases"),
+          "%d lines:\n%s", n, out);
+    snprintf(cfg.lb, sizeof cfg.lb, "react");
+    n = print_lines(&log, &cfg, fits, out, sizeof out);
+    CHECK(n == 2 && strstr(out, "39 replicas sent"), "%d lines:\n%s", n, out);
     tide_stats_free(&log);
 }
 
@@ -282,6 +377,8 @@ int main(int argc, char **argv)
     one_rank();
     many_phases();
     verdict();
+    verdict_too_short();
+    finalize_lines();
     printf("stats formulas: R_imb, ideal, W_avg, the counts and the verdict equal the hand "
            "values\n");
     return 0;
