@@ -60,7 +60,9 @@ endfunction()
 
 # Strategy tests check the strategy's effect, not only the results: cmake/lb_effect.py runs the
 # test's command with the strategy its environment names (KNOB: TIDE_LB or TIDE_GLOBAL_LB) and
-# again with none, and requires that work moved and that R_imb (TIDE_STATS phases[].W) fell.
+# requires that work moved and that the imbalance of the loads as the strategy placed them fell
+# below that of the loads it saw (phases[].L_run against L; a rescheduling's max_after against
+# max_before): the strategy's decisions, not wall times, which a busy machine stretches.
 # tide_lb_effect(<var> <test name> <knob> [lb_effect.py options...]) sets <var> to the prefix;
 # the test is then add_test(NAME <test name> COMMAND ${<var>} -- <command...>).
 set(TIDE_LB_EFFECT_PY ${CMAKE_CURRENT_LIST_DIR}/lb_effect.py)

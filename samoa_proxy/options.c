@@ -11,7 +11,7 @@
 #include <string.h>
 
 const char samoa_usage[] =
-    "usage: samoa_proxy [--depth D | --cells N | --max-depth D] [--min-depth M]\n"
+    "usage: samoa_proxy [--depth D | --cells N | --max-depth D] [--min-depth M | --uniform]\n"
     "                   [--adapt-every K] [--repartition-every R] [--sections-per-rank S] [--steps "
     "T]\n"
     "                   [--kernel compute|sleep] [--cost-us DRY,WET,COAST] [--cost-scale F]\n"
@@ -23,8 +23,11 @@ const char samoa_usage[] =
     "  --depth D            bisection depth, 2*2^D cells, 0..20 (default 10)\n"
     "  --cells N            the smallest depth with at least N cells instead\n"
     "  --max-depth D        the same as --depth: with --min-depth, the finest level\n"
-    "  --min-depth M        adaptive mesh: refine at the wet/dry front and steep surface slopes\n"
-    "                       up to depth D, coarsen elsewhere down to M, 0..D (default D: uniform)\n"
+    "  --min-depth M        the adaptive mesh refines at the wet/dry front and steep surface\n"
+    "                       slopes up to depth D and coarsens elsewhere down to M, 0..D (default\n"
+    "                       D-5, raised until ranks x sections cells fit at M; M = D: uniform)\n"
+    "  --uniform            no adaptation: a uniform grid at depth D, the same as --min-depth D\n"
+    "                       (of --uniform and --min-depth, the later one counts)\n"
     "  --adapt-every K      adapt the mesh every K steps, >= 1 (default 10)\n"
     "  --repartition-every R  cut the curve into equal cell counts per rank every R adaptations\n"
     "                       (sam(oa)^2's own balancing); 0 or inf: never (default 0)\n"
@@ -122,9 +125,12 @@ static int parse_cells(const char *a, const char *val, samoa_options *o, char *e
     return 0;
 }
 
+/* --min-depth and --uniform: the later one counts (a script's --uniform, then a user's
+ * --min-depth). */
 static int parse_min_depth(const char *a, const char *val, samoa_options *o, char *err,
                            size_t errlen)
 {
+    o->uniform = 0;
     return parse_int(a, val, 0, SAMOA_GRID_MAX_DEPTH, "0..20", &o->min_depth, err, errlen);
 }
 
@@ -286,7 +292,7 @@ static value_parser value_parser_of(const char *a)
     return NULL;
 }
 
-/* --help, --verify, --calibrate: 1 when a is one of them. */
+/* --help, --verify, --calibrate, --uniform: 1 when a is one of them. */
 static int set_flag(const char *a, samoa_options *o)
 {
     if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -295,6 +301,8 @@ static int set_flag(const char *a, samoa_options *o)
         o->verify = 1;
     else if (!strcmp(a, "--calibrate"))
         o->calibrate = 1;
+    else if (!strcmp(a, "--uniform"))
+        o->uniform = 1, o->min_depth = -1;
     else
         return 0;
     return 1;
@@ -331,7 +339,7 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
         int rc = parse(a, argv[++i], o, err, errlen);
         if (rc) return rc;
     }
-    if (o->min_depth < 0) o->min_depth = o->depth;
+    if (o->uniform) o->min_depth = o->depth;
     if (o->min_depth > o->depth) {
         snprintf(err, errlen, "samoa_proxy: --min-depth %d is invalid: expected 0..%d (the depth)",
                  o->min_depth, o->depth);
@@ -340,10 +348,16 @@ int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size
     return 0;
 }
 
-int samoa_options_check_ranks(const samoa_options *o, int nranks, char *err, size_t errlen)
+int samoa_options_fit_ranks(samoa_options *o, int nranks, char *err, size_t errlen)
 {
+    int64_t need = (int64_t)nranks * o->sections;
+    if (o->min_depth < 0) { /* the default: every section keeps a cell on the coarsest mesh */
+        o->min_depth = o->depth > SAMOA_DEFAULT_LEVELS ? o->depth - SAMOA_DEFAULT_LEVELS : 0;
+        while (o->min_depth < o->depth && (INT64_C(2) << o->min_depth) < need)
+            o->min_depth++;
+    }
     int64_t cells = INT64_C(2) << o->min_depth;
-    if (cells < (int64_t)nranks * o->sections) {
+    if (cells < need) {
         snprintf(err, errlen,
                  "samoa_proxy: --%s %d gives %lld cells, fewer than %d ranks x %d sections",
                  o->min_depth < o->depth ? "min-depth" : "depth", o->min_depth, (long long)cells,

@@ -10,7 +10,9 @@ typedef enum samoa_kernel { SAMOA_KERNEL_COMPUTE, SAMOA_KERNEL_SLEEP } samoa_ker
 
 typedef struct samoa_options {
     int depth;       /* grid: 2 * 2^depth cells; with adaptation, the maximum depth */
-    int min_depth;   /* adaptation coarsens down to it; == depth: a uniform grid, no adaptation */
+    int min_depth;   /* adaptation coarsens down to it; == depth: a uniform grid, no adaptation;
+                      * -1 after parsing: the default, which samoa_options_fit_ranks sets */
+    int uniform;     /* --uniform: min_depth = depth */
     int adapt_every; /* adapt the mesh every K steps */
     int repartition_every; /* repartition the curve every R adaptations; 0: never */
     double refine_slope;   /* refine where |d(h + b)| / distance between wet cells exceeds it */
@@ -38,7 +40,14 @@ extern const char samoa_usage[];
  * naming the option, the value and what is allowed. */
 int samoa_options_parse(int argc, char **argv, samoa_options *o, char *err, size_t errlen);
 
-/* Checks the options against the job size; 0 or 2 with a message in err. */
-int samoa_options_check_ranks(const samoa_options *o, int nranks, char *err, size_t errlen);
+/* The default min depth: this many levels below the depth (Thacker's lake and its band at the
+ * finest level, the land coarsened 32-fold), unless the coarsest mesh would then leave a section
+ * without a cell. */
+#define SAMOA_DEFAULT_LEVELS 5
+
+/* Sets the default min depth for the job size, depth - SAMOA_DEFAULT_LEVELS (at least 0) raised
+ * until its uniform mesh has ranks x sections cells (at most to the depth), and checks the
+ * options against the job size; 0 or 2 with a message in err. */
+int samoa_options_fit_ranks(samoa_options *o, int nranks, char *err, size_t errlen);
 
 #endif

@@ -218,11 +218,18 @@ static int touches_water(const samoa_cell *k, const samoa_lake *lake)
     return h > 0;
 }
 
+/* What the adaptations changed: cells bisected (each adds a cell) and sibling pairs merged (each
+ * removes one), so cells = 2 * 2^min_depth + refined - coarsened after the initial mesh. */
+typedef struct mesh_changes {
+    int64_t refined, coarsened;
+} mesh_changes;
+
 /* The initial mesh: from the minimum depth, refined by the criterion on the exact initial state
  * and wherever the initial lake touches a cell, until the finest level is reached; then owned in
- * equal ranges. */
+ * equal ranges. Its bisections count in ch->refined. */
 static int initial_mesh(samoa_mesh *m, samoa_grid *g, const samoa_options *o,
-                        const samoa_lake *lake, const samoa_amr_params *ap, int nranks)
+                        const samoa_lake *lake, const samoa_amr_params *ap, int nranks,
+                        mesh_changes *ch)
 {
     if (samoa_mesh_uniform(m, o->min_depth, 2.0, ap) != 0) return -1;
     for (int round = 0;; round++) {
@@ -235,7 +242,9 @@ static int initial_mesh(samoa_mesh *m, samoa_grid *g, const samoa_options *o,
                       : -1;
         for (int64_t c = 0; rc == 0 && c < m->n; c++)
             if (touches_water(&g->cells[c], lake)) mark[c] = 1;
-        if (rc == 0) rc = samoa_mesh_refine(m, mark, ap) < 0 ? -1 : 0;
+        int64_t bisected = rc == 0 ? samoa_mesh_refine(m, mark, ap) : -1;
+        rc = bisected < 0 ? -1 : 0;
+        if (rc == 0) ch->refined += bisected;
         free(mark);
         samoa_grid_free(g);
         if (rc != 0) return -1;
@@ -245,17 +254,20 @@ static int initial_mesh(samoa_mesh *m, samoa_grid *g, const samoa_options *o,
 }
 
 /* One adaptation, the same on every rank: gather the state, mark, coarsen, refine, and every R
- * adaptations repartition the curve; then rebuild the grid and this rank's sections. */
+ * adaptations repartition the curve; then rebuild the grid and this rank's sections. What it
+ * bisected and merged goes to *done. */
 static int adapt(samoa_mesh *m, samoa_grid *g, samoa_rank *w, const samoa_options *o,
-                 const samoa_amr_params *ap, int count)
+                 const samoa_amr_params *ap, int count, mesh_changes *done)
 {
     samoa_rank_allgather(w, m->state);
     int8_t *mark = malloc((size_t)m->n + 1), *kept = malloc((size_t)m->n + 1);
     int rc = mark && kept ? samoa_amr_criterion(g, m->state, o->refine_depth, o->refine_slope,
                                                 criterion_buffer(o), mark)
                           : -1;
-    if (rc == 0 && samoa_mesh_coarsen(m, mark, kept, ap) < 0) rc = -1;
-    if (rc == 0 && samoa_mesh_refine(m, kept, ap) < 0) rc = -1;
+    int64_t merged = rc == 0 ? samoa_mesh_coarsen(m, mark, kept, ap) : -1;
+    int64_t bisected = merged >= 0 ? samoa_mesh_refine(m, kept, ap) : -1;
+    if (bisected < 0) rc = -1;
+    *done = (mesh_changes){bisected, merged};
     free(mark);
     free(kept);
     if (rc == 0 && o->repartition_every > 0 && count % o->repartition_every == 0)
@@ -268,15 +280,17 @@ static int adapt(samoa_mesh *m, samoa_grid *g, samoa_rank *w, const samoa_option
     return rc;
 }
 
-/* Rank 0 prints the mesh after an adaptation: its cells and every rank's share. */
-static void print_cells(const samoa_mesh *m, int nranks, int step)
+/* Rank 0 prints the mesh after an adaptation: its cells, what this adaptation (at step 0: the
+ * initial refinement) bisected and merged, and every rank's share. */
+static void print_cells(const samoa_mesh *m, int nranks, int step, mesh_changes ch)
 {
     int64_t per[nranks];
     for (int r = 0; r < nranks; r++)
         per[r] = 0;
     for (int64_t c = 0; c < m->n; c++)
         per[m->tag[c]]++;
-    printf("adapt step %d cells %lld ranks", step, (long long)m->n);
+    printf("adapt step %d cells %lld refined %lld coarsened %lld ranks", step, (long long)m->n,
+           (long long)ch.refined, (long long)ch.coarsened);
     for (int r = 0; r < nranks; r++)
         printf(" %lld", (long long)per[r]);
     putchar('\n');
@@ -304,7 +318,7 @@ int main(int argc, char **argv)
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level) != MPI_SUCCESS) return 2;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (bad == 0) bad = samoa_options_check_ranks(&o, nranks, err, sizeof err);
+    if (bad == 0) bad = samoa_options_fit_ranks(&o, nranks, err, sizeof err);
     if (bad == 0 && o.vtk_dir) { /* rank 0 writes the files: it decides for all */
         if (rank == 0) bad = samoa_vtk_check_dir(o.vtk_dir, err, sizeof err);
         MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -337,7 +351,8 @@ int main(int argc, char **argv)
     samoa_mesh mesh = {0};
     samoa_grid g = {0};
     samoa_rank w = {0};
-    int ok = initial_mesh(&mesh, &g, &o, &lake, &ap, nranks) == 0 &&
+    mesh_changes initial = {0, 0}, changes = {0, 0}; /* the initial mesh's, the adaptations' */
+    int ok = initial_mesh(&mesh, &g, &o, &lake, &ap, nranks, &initial) == 0 &&
              samoa_rank_build(&w, &g, mesh.tag, o.sections, rank, nranks) == 0;
     if (!ok) {
         fprintf(stderr, "samoa_proxy: rank %d: out of memory for depth %d\n", rank, o.depth);
@@ -345,7 +360,7 @@ int main(int argc, char **argv)
     }
     double *state = mesh.state; /* every rank: the whole grid, current in its cells and halos */
     int adaptive = o.min_depth < o.depth, adaptations = 0;
-    if (adaptive && rank == 0) print_cells(&mesh, nranks, 0);
+    if (adaptive && rank == 0) print_cells(&mesh, nranks, 0, initial);
 
     double speed = 0;
     for (int64_t c = 0; c < g.ncells; c++)
@@ -359,13 +374,16 @@ int main(int argc, char **argv)
     int steps = 0;
     for (int step = 0, last = 0; ok && !last; step++, steps++) {
         if (adaptive && step > 0 && step % o.adapt_every == 0) {
-            ok = adapt(&mesh, &g, &w, &o, &ap, ++adaptations) == 0;
+            mesh_changes done;
+            ok = adapt(&mesh, &g, &w, &o, &ap, ++adaptations, &done) == 0;
             if (!ok) break;
+            changes.refined += done.refined;
+            changes.coarsened += done.coarsened;
             state = mesh.state;
             speed = 0; /* every rank holds every cell now: the same maximum everywhere */
             for (int64_t c = 0; c < g.ncells; c++)
                 speed = fmax(speed, samoa_swe_speed(state + SAMOA_NSTATE * c, lake.g, 1e-10));
-            if (rank == 0) print_cells(&mesh, nranks, step);
+            if (rank == 0) print_cells(&mesh, nranks, step, done);
         }
         base.swe.dt = o.cfl * g.area / (g.perimeter * speed);
         last = o.t_end > 0 ? t + base.swe.dt >= o.t_end : step == o.steps - 1;
@@ -413,9 +431,13 @@ int main(int argc, char **argv)
                o.kernel == SAMOA_KERNEL_SLEEP ? "sleep" : "compute");
         if (adaptive)
             printf("adaptive depth %d..%d every %d steps, %d adaptations, repartition %s%.0d, "
-                   "%.1f cells per step on average\n",
+                   "%.1f cells per step on average; the adaptations refined %lld cells and "
+                   "coarsened %lld pairs\n",
                    o.min_depth, o.depth, o.adapt_every, adaptations,
-                   o.repartition_every ? "every " : "never", o.repartition_every, cells / steps);
+                   o.repartition_every ? "every " : "never", o.repartition_every, cells / steps,
+                   (long long)changes.refined, (long long)changes.coarsened);
+        else
+            printf("uniform mesh: no adaptation (min depth = depth)\n");
         printf("cells dry %.1f%% wet %.1f%% coast %.1f%%\n", 100.0 * classes[0] / cells,
                100.0 * classes[1] / cells, 100.0 * classes[2] / cells);
         if (o.kernel == SAMOA_KERNEL_SLEEP) print_costs(base.cost_s);

@@ -371,6 +371,7 @@ typedef struct tide_rank_record {
     double plan_transfer; /* seconds after phase start its plan's last move should arrive, -1 */
     double reclaimed;     /* tasks chosen to move that it took back and ran itself */
     double replicated;    /* replica copies of its own tasks it sent (replica.c) */
+    double L_run;         /* execution times of the tasks run here: own, received, replica copies */
 } tide_rank_record;
 
 /* The serving model of a phase, as a number that an allgather of doubles carries. */
@@ -475,10 +476,11 @@ void tide_verdict_format(const tide_verdict *v, const char *lb, char *out, size_
 /* Per-worker counters, one cache line each, summed at phase end. */
 typedef struct tide_worker_slot {
     double L_local;   /* own tasks executed here */
+    double L_run;     /* every task executed here: own, received, replica copies */
     double last_done; /* time the latest task finished */
     double task_max;
     long executed;
-    char pad[TIDE_CACHELINE - 3 * sizeof(double) - sizeof(long)];
+    char pad[TIDE_CACHELINE - 4 * sizeof(double) - sizeof(long)];
 } tide_worker_slot;
 
 /* Cancels of replica copies that workers ask for and the comm thread sends (worker.c). */

@@ -46,6 +46,7 @@ static void fill_record(tide_protocol *cs)
     for (int i = 0; i < rt->threads; i++) {
         tide_worker_slot *s = &rt->slots[i];
         r->L += s->L_local;
+        r->L_run += s->L_run;
         if (s->executed && s->last_done > last) last = s->last_done;
         if (s->task_max > r->task_max) r->task_max = s->task_max;
     }

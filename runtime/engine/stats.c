@@ -275,6 +275,8 @@ static void json_phase(FILE *f, const tide_phase_log *log, int p, int threads)
     fprintf(f, ", ");
     json_array(f, "L", r, n, offsetof(tide_rank_record, L), false);
     fprintf(f, ", ");
+    json_array(f, "L_run", r, n, offsetof(tide_rank_record, L_run), false);
+    fprintf(f, ", ");
     json_predictions(f, r, n);
     json_plan(f, r, n);
     fprintf(f, ",\n     ");

@@ -72,6 +72,7 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
     tide_worker_slot *s = &rt->slots[slot];
     s->last_done = t1;
     s->executed++;
+    s->L_run += t->exec_time;
     if (t->exec_time > s->task_max) s->task_max = t->exec_time;
     if (t->remote) {
         tide_wire_finish_result(t, (uint32_t)rt->phase, rt->rank);

@@ -7,8 +7,10 @@
  *
  * Environment (not TIDE_*: those are Tide's): OBJ_N, OBJ_ITERS, OBJ_PLACE (rr | rank0 | skew),
  * OBJ_SLEEP_US (object k sleeps (1 + k % 4) x this per iteration; 0 = no sleep), EXPECT_MOVES=1
- * (objects must have migrated), EXPECT_BALANCE=1 (the last iteration's max rank load must be
- * below 0.8 x the first's: what `none` would keep), EXPECT_TASK_OFFLOAD=1 (TIDE_LB ran some
+ * (objects must have migrated), EXPECT_BALANCE=1 (the first rescheduling's mapping must give the
+ * loads it measured a max rank load below 0.8 x theirs, which `none` would keep: the strategy's
+ * decision, not the next iterations' measured loads, which another job on the machine stretches
+ * at random, 2x in one loaded run), EXPECT_TASK_OFFLOAD=1 (TIDE_LB ran some
  * object tasks on other ranks), EXPECT_LOST_COPIES=1 (TIDE_LB=rep, react_rep: some replica copy
  * of an object task ran and lost, so its messages had to be dropped: docs/stats.md's
  * sum received - sum offloaded), OBJ_MODE=dup (two ranks create one id). */
@@ -188,6 +190,7 @@ int main(int argc, char **argv)
         free(s);
     }
     double first_max = 0;
+    tide_objects_lb_record first_lb = {0}; /* the first rescheduling, once reschedules = 1 */
     int64_t task_offloads = 0, lost_copies = 0;
     for (int it = 0; it < iters; it++) {
         CHECK_OK(tide_objects_iterate());
@@ -200,6 +203,7 @@ int main(int argc, char **argv)
         tide_objects_stats st;
         CHECK_OK(tide_objects_stats_get(&st));
         if (it == 0) first_max = st.load_max;
+        if (st.reschedules == 1) first_lb = st.last;
         if (it == 0 && owner_at_start(0, place, size) == rank)
             CHECK(tide_object_create(id_of(0), NULL, 0, iterate) == TIDE_ERR_INVALID,
                   "a second object with a registered id must be refused");
@@ -286,8 +290,10 @@ int main(int argc, char **argv)
     if (env_int("EXPECT_LOST_COPIES", 0))
         CHECK(lost_copies > 0, "no replica copy of an object task ran and lost");
     if (env_int("EXPECT_BALANCE", 0))
-        CHECK(st.load_max < 0.8 * first_max,
-              "last max load %.4f s is not below 0.8 x the first %.4f s", st.load_max, first_max);
+        CHECK(st.reschedules >= 1 && first_lb.max_after < 0.8 * first_lb.max_before,
+              "the first rescheduling (iteration %lld) left a max load of %.4f s, not below 0.8 x "
+              "the %.4f s it measured",
+              (long long)first_lb.iteration, first_lb.max_after, first_lb.max_before);
     CHECK_OK(tide_objects_finalize());
     free(ids);
     free(counts);

@@ -1,4 +1,4 @@
-# The final state must not depend on where sections ran. Uniform grid (default): 1 rank, 3 ranks
+# The final state must not depend on where sections ran. Uniform grid (--uniform): 1 rank, 3 ranks
 # without balancing and 3 ranks with every task offloaded (TIDE_LB=random, fraction 1) print the
 # same checksum. With -DNOISE=<options> (e.g. "--jitter;0.3:3") the runs after the first, the
 # reference, are noisy: a slowed task repeats its update, which must not change the state either.
@@ -6,8 +6,20 @@
 # under every TIDE_LB mode (proact with both offload kinds), must print the 1-rank checksum; the
 # sleep kernel's per-class costs make the ranks' loads differ, so the strategies move tasks, and
 # at least one mode besides random must have offloaded some.
-# Usage: cmake -DMPIEXEC=... -DPROXY=... -DSTATS=file.json [-DNOISE=...] [-DNP=n] -P same_checksum.cmake
-if(DEFINED NP)
+# With -DNP=n -DLBS=<strategies> the run a user starts first, samoa_proxy with no options, on 1,
+# 2 and n ranks without balancing and on n ranks under none, random and every strategy of LBS:
+# every run must adapt its mesh (its summary counts refined and coarsened cells, and each
+# adaptation's line adds up: cells = before + refined - coarsened), conserve mass (drift <=
+# 1e-12) and print the 1-rank checksum.
+# Usage: cmake -DMPIEXEC=... -DPROXY=... -DSTATS=file.json [-DNOISE=...] [-DNP=n [-DLBS=...]]
+#          -P same_checksum.cmake
+if(DEFINED LBS)
+  set(args "")
+  set(runs "1,none,packed" "2,none,packed" "${NP},random,packed")
+  foreach(lb none ${LBS})
+    list(APPEND runs "${NP},${lb},packed")
+  endforeach()
+elseif(DEFINED NP)
   # 8 sections per rank and a costly coast: with 4 sections and 5,40,160 us the ranks' loads were
   # within 7% on a quiet machine and no strategy moved a task at 4 ranks.
   set(args --depth 10 --min-depth 5 --sections-per-rank 8 --steps 16 --adapt-every 4
@@ -16,9 +28,36 @@ if(DEFINED NP)
     "${NP},rep,packed" "${NP},react_rep,packed" "${NP},proact,rr" "${NP},proact,packed"
     "${NP},proact_react,packed" "${NP},random,packed")
 else()
-  set(args --depth 9 --sections-per-rank 5 --steps 40 --kernel compute --verify)
+  set(args --depth 9 --uniform --sections-per-rank 5 --steps 40 --kernel compute --verify)
   set(runs "1,none,packed" "3,none,packed" "3,random,packed")
 endif()
+# The default run's own checks: it adapted, every adaptation's counts add up, and mass is kept.
+function(check_default_run out what)
+  if(NOT out MATCHES "the adaptations refined ([0-9]+) cells and coarsened ([0-9]+) pairs")
+    message(FATAL_ERROR "${what}: the default run did not adapt its mesh:\n${out}")
+  endif()
+  if(CMAKE_MATCH_1 EQUAL 0 OR CMAKE_MATCH_2 EQUAL 0)
+    message(FATAL_ERROR "${what}: the adaptations refined ${CMAKE_MATCH_1} cells and coarsened "
+      "${CMAKE_MATCH_2} pairs: the mesh did not move with the lake")
+  endif()
+  string(REGEX MATCHALL "adapt step [0-9]+ cells [0-9]+ refined [0-9]+ coarsened [0-9]+" lines
+    "${out}")
+  set(prev "")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCH "cells ([0-9]+) refined ([0-9]+) coarsened ([0-9]+)" _ "${line}")
+    if(NOT prev STREQUAL "")
+      math(EXPR expect "${prev} + ${CMAKE_MATCH_2} - ${CMAKE_MATCH_3}")
+      if(NOT expect EQUAL CMAKE_MATCH_1)
+        message(FATAL_ERROR "${what}: '${line}' after ${prev} cells: expected ${expect} cells")
+      endif()
+    endif()
+    set(prev ${CMAKE_MATCH_1})
+  endforeach()
+  if(NOT out MATCHES "mass drift ([0-9.e+-]+)" OR CMAKE_MATCH_1 GREATER 1e-12)
+    message(FATAL_ERROR "${what}: mass drift ${CMAKE_MATCH_1} above 1e-12:\n${out}")
+  endif()
+endfunction()
+
 set(ENV{TIDE_THREADS} 1)
 set(ENV{TIDE_STATS} ${STATS})
 set(ENV{TIDE_RANDOM_FRACTION} 1) # read by TIDE_LB=random only
@@ -37,8 +76,11 @@ foreach(run IN LISTS runs)
   endif()
   execute_process(COMMAND ${MPIEXEC} -n ${np} ${PROXY} ${args} ${noise} RESULT_VARIABLE rc
     OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0 OR NOT out MATCHES "verified")
+  if(NOT rc EQUAL 0 OR NOT (out MATCHES "verified" OR DEFINED LBS))
     message(FATAL_ERROR "run ${np} ranks TIDE_LB=${lb} failed (${rc}):\n${out}\n${err}")
+  endif()
+  if(DEFINED LBS)
+    check_default_run("${out}" "${np} ranks TIDE_LB=${lb}")
   endif()
   string(REGEX MATCH "checksum ([0-9a-f]+)" m "${out}")
   set(sum ${CMAKE_MATCH_1})

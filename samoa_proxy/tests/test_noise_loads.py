@@ -15,7 +15,7 @@ import sys
 proxy, scratch, mpiexec = sys.argv[1], sys.argv[2], sys.argv[3:]
 shutil.rmtree(scratch, ignore_errors=True)
 os.makedirs(scratch)
-ARGS = ["--depth", "8", "--sections-per-rank", "4", "--steps", "10", "--kernel", "sleep",
+ARGS = ["--depth", "8", "--uniform", "--sections-per-rank", "4", "--steps", "10", "--kernel", "sleep",
         "--cost-us", "20,100,400", "--verify"]
 
 

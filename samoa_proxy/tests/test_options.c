@@ -57,9 +57,34 @@ int main(void)
         fprintf(stderr, "FAIL --cells 1000 gave depth %d\n", o.depth);
         failures++;
     }
-    if (parse("", &o, err) != 0 || o.min_depth != 10 || o.adapt_every != 10 ||
-        o.repartition_every != 0) {
-        fprintf(stderr, "FAIL adaptation defaults (uniform): %s\n", err);
+    /* Adaptive by default: depth - 5, raised for the job size until every rank's sections get
+     * a cell on the coarsest mesh (4 x 8 sections: 32 cells, depth 4; 16 x 8: 128, depth 6). */
+    if (parse("", &o, err) != 0 || o.min_depth != -1 || o.adapt_every != 10 ||
+        o.repartition_every != 0 || samoa_options_fit_ranks(&o, 4, err, sizeof err) != 0 ||
+        o.min_depth != 5) {
+        fprintf(stderr, "FAIL adaptation defaults (min depth %d): %s\n", o.min_depth, err);
+        failures++;
+    }
+    if (parse("", &o, err) != 0 || samoa_options_fit_ranks(&o, 16, err, sizeof err) != 0 ||
+        o.min_depth != 6 || parse("--depth 3", &o, err) != 0 ||
+        samoa_options_fit_ranks(&o, 2, err, sizeof err) != 0 || o.min_depth != 3 ||
+        parse("--depth 7", &o, err) != 0 || samoa_options_fit_ranks(&o, 1, err, sizeof err) != 0 ||
+        o.min_depth != 2) {
+        fprintf(stderr, "FAIL the default min depth for the job size (%d): %s\n", o.min_depth, err);
+        failures++;
+    }
+    /* --uniform, and of it and --min-depth the later one counts. */
+    if (parse("--uniform --depth 12", &o, err) != 0 || o.min_depth != 12 ||
+        parse("--uniform --min-depth 4", &o, err) != 0 || o.min_depth != 4 ||
+        parse("--min-depth 4 --uniform", &o, err) != 0 || o.min_depth != 10) {
+        fprintf(stderr, "FAIL --uniform (min depth %d): %s\n", o.min_depth, err);
+        failures++;
+    }
+    /* An explicit min depth is not raised: it is an error when it is too coarse. */
+    if (parse("--min-depth 3", &o, err) != 0 ||
+        samoa_options_fit_ranks(&o, 4, err, sizeof err) != 2 ||
+        strcmp(err, "samoa_proxy: --min-depth 3 gives 16 cells, fewer than 4 ranks x 8 sections")) {
+        fprintf(stderr, "FAIL --min-depth 3 on 4 ranks: '%s'\n", err);
         failures++;
     }
     if (parse("--max-depth 14 --min-depth 6 --adapt-every 5 --repartition-every 3", &o, err) != 0 ||

@@ -2,7 +2,7 @@
 # Usage: cmake -DMPIEXEC=... -DPROXY=... -DDIR=... -P vtk_output.cmake
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
-execute_process(COMMAND ${MPIEXEC} -n 2 ${PROXY} --depth 5 --sections-per-rank 2 --steps 5
+execute_process(COMMAND ${MPIEXEC} -n 2 ${PROXY} --depth 5 --uniform --sections-per-rank 2 --steps 5
   --vtk ${DIR} --vtk-every 2 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "run failed (${rc}):\n${out}\n${err}")

@@ -102,7 +102,7 @@ static void phase_open(sim_rank *R, int p)
 {
     sim_phase_tasks(R->S, p);
     R->phase = p;
-    R->L = R->task_max = R->bytes_sent = 0;
+    R->L = R->L_run = R->task_max = R->bytes_sent = 0;
     R->n_offloaded = R->n_received = R->n_cancelled = R->n_reclaimed = 0;
     R->plan_transfer = -1;
     R->last_done = 0;

@@ -98,7 +98,9 @@ void sim_outgoing_push(sim_rank *R, int dest, int tid)
     sim_task_of(R, tid)->state = T_OUTGOING;
     R->outgoing[dest].push_back(tid);
     R->noutgoing++;
-    if (R->planning) tide_drain_waiting(&R->drain, sg::Engine::get_clock()); /* as libtide: a plan's burst only */
+    if (R->planning)
+        tide_drain_waiting(&R->drain,
+                           sg::Engine::get_clock()); /* as libtide: a plan's burst only */
     sim_view_changed(R);
 }
 
@@ -216,6 +218,7 @@ void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end)
     sim_task *t = sim_task_of(R, tid);
     double took = end - start;
     t->runs++;
+    R->L_run += took;
     if (end > R->last_done) R->last_done = end;
     if (t->origin == R->id && !copy) {
         t->exec_time = took;

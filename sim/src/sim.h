@@ -159,7 +159,7 @@ typedef struct sim_msg {
 
 /* The per-phase record every rank contributes to the statistics (runtime's tide_rank_record). */
 typedef struct sim_record {
-    double W, L, L_pred, L_unc, task_max, time;
+    double W, L, L_run, L_pred, L_unc, task_max, time;
     double tasks, offloaded, received, cancelled, bytes_sent;
     double send_bw, sent_last, plan_transfer, reclaimed; /* transfer-aware plans (docs/stats.md) */
     int pred_kind; /* stats.cpp: which model or baseline served L_pred, -1 none */
@@ -167,7 +167,7 @@ typedef struct sim_record {
 
 /* The doubles of libtide's phase record (TIDE_RECORD_DOUBLES): what the records allgather
  * carries per rank. */
-#define SIM_RECORD_DOUBLES 19
+#define SIM_RECORD_DOUBLES 20
 
 struct sim;
 
@@ -240,7 +240,7 @@ typedef struct sim_rank {
     bool task_pred;
     std::vector<double> pred_times; /* per own task of the phase: the model's weights */
     /* counters of the phase */
-    double L, task_max, bytes_sent;
+    double L, L_run, task_max, bytes_sent; /* L_run: every task run here (docs/stats.md) */
     long n_offloaded, n_received, n_cancelled;
     long n_reclaimed;     /* tasks chosen to move, taken back before they left */
     double plan_transfer; /* report_transfer of the phase's plan (-1: none) */

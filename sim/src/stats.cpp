@@ -15,6 +15,7 @@ void sim_record_fill(sim_rank *R, sim_record *rec)
     *rec = sim_record{};
     rec->W = R->last_done > 0 ? R->last_done - R->phase_start : 0;
     rec->L = R->L;
+    rec->L_run = R->L_run;
     rec->L_pred = R->L_pred;
     rec->L_unc = R->L_pred >= 0 ? R->L_unc : -1;
     rec->pred_kind = R->L_pred >= 0 ? R->pred_kind : -1;
@@ -103,6 +104,8 @@ static void write_phase(FILE *f, const sim *S, int p)
     array(f, "W", r, &sim_record::W, false);
     fprintf(f, ", ");
     array(f, "L", r, &sim_record::L, false);
+    fprintf(f, ", ");
+    array(f, "L_run", r, &sim_record::L_run, false);
     fprintf(f, ", ");
     predictions(f, r, x.have_pred);
     fprintf(f, ",\n     ");
