@@ -1,4 +1,4 @@
-# One ctest per reproduction script (scripts/reproduce.d/*, the *.sh helpers excepted):
+# One ctest per reproduction script (scripts/reproduce.d/*, the *.sh and *.py helpers excepted):
 # reproduce_tiny_<NAME> runs it at --tiny size against this build and checks its CSV, PNG and verdict line
 # (cmake/reproduce_tiny.cmake). A new script is tested without a new line here. Labelled
 # no_sanitize: they time MPI runs of the whole stack, which the ASan build makes too slow.
@@ -15,3 +15,11 @@ foreach(script ${TIDE_REPRODUCE_SCRIPTS})
   set_tests_properties(reproduce_tiny_${name} PROPERTIES ENVIRONMENT "${TIDE_MPI_TEST_ENV}"
     TIMEOUT 180 PROCESSORS 2 LABELS "reproduce;no_sanitize")
 endforeach()
+# The verdict rule's own self-check (scripts/reproduce.d/verdict.py: same, same shape, different).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME reproduce_verdict_rule
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/reproduce.d/verdict.py)
+  set_tests_properties(reproduce_verdict_rule PROPERTIES PASS_REGULAR_EXPRESSION "verdict.py: ok"
+    LABELS "reproduce")
+endif()

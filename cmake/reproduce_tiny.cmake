@@ -1,7 +1,7 @@
 # ctest's run of one reproduction script at its tiny size (cmake/Reproduce.cmake):
 #   cmake -DSCRIPT=<scripts/reproduce> -DNAME=<name> -DOUT=<dir> -DBUILD=<build dir> -P this
 # Passes when the script exits 0, wrote OUT/NAME.csv and OUT/NAME.png (non-empty) and printed a
-# verdict line; prints the script's output either way.
+# verdict line (same, same shape or different: why); prints the script's output either way.
 file(REMOVE_RECURSE ${OUT})
 set(ENV{REPRO_BUILD_DIR} ${BUILD})
 execute_process(COMMAND ${SCRIPT} ${NAME} --tiny --out ${OUT} OUTPUT_VARIABLE out
