@@ -193,7 +193,7 @@ EOF
 # obj_report PAPER_TEXT VERDICT_PY: prints $OUT/$NAME.csv as a table, the paper's claim
 # (PAPER_TEXT, one or more lines) and the verdict line. VERDICT_PY is Python that reads
 # m[(config, strategy)][column] (floats; columns of $NAME.csv: a metric's plain name is its
-# median) and the lists configs and strategies, and sets either `same` (bool) and `why` (str):
+# median), the lists configs and strategies and beats(config, a, b, margin=0), and sets either `same` (bool) and `why` (str):
 # what in the measured data decided it, or `verdict` (the word of verdict.py's judge) and `why`.
 obj_report() {
     python3 - "$OUT/$NAME.csv" "$1" "$2" "$OBJ_REPO/scripts/reproduce.d" <<'EOF'
@@ -219,7 +219,12 @@ print("(medians of the runs, except the mean with its 95% CI; late: mean iterati
       "measured in the last iteration)")
 print("paper: " + paper.replace("\n", "\n       "))
 sys.path.insert(0, sys.argv[4])  # verdict.py: judge(claims, numbers) gives the rule's word
-g = {"m": m, "configs": configs, "strategies": strategies, "math": math}
+def beats(c, a, b, margin=0.0):
+    """The rule's "a beats b" in config c: every run of a faster than every run of b, and (with
+    margin, e.g. a paper's stated relative error) a's median faster by more than that fraction."""
+    return (m[(c, a)]["total_s_max"] < m[(c, b)]["total_s_min"] and
+            m[(c, a)]["total_s"] < (1 - margin) * m[(c, b)]["total_s"])
+g = {"m": m, "configs": configs, "strategies": strategies, "math": math, "beats": beats}
 exec(code, g)
 print("measured: " + g["why"])
 word = g.get("verdict") or ("same shape" if g["same"] else "different")
