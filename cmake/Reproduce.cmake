@@ -1,11 +1,11 @@
-# One ctest per reproduction script (scripts/reproduce.d/*, the *.sh helpers excepted):
+# One ctest per reproduction script (scripts/reproduce.d/*, the *.sh and *.py helpers excepted):
 # reproduce_tiny_<NAME> runs it at --tiny size against this build and checks its CSV, PNG and verdict line
 # (cmake/reproduce_tiny.cmake). A new script is tested without a new line here. Labelled
 # no_sanitize: they time MPI runs of the whole stack, which the ASan build makes too slow.
 file(GLOB TIDE_REPRODUCE_SCRIPTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/scripts/reproduce.d/*)
 foreach(script ${TIDE_REPRODUCE_SCRIPTS})
   get_filename_component(name ${script} NAME)
-  if(name MATCHES "\\.sh$" OR IS_DIRECTORY ${script})
+  if(name MATCHES "\\.(sh|py)$" OR IS_DIRECTORY ${script})
     continue()
   endif()
   add_test(NAME reproduce_tiny_${name} COMMAND ${CMAKE_COMMAND}
