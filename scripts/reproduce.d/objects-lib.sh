@@ -43,7 +43,7 @@ obj_init() {
         tide_build "$BUILD"
     fi
     export TIDE_QUIET=1 TIDE_THREADS=${TIDE_THREADS:-1}
-    echo "config,strategy,rep,total_s,late_iter_s,decision_ms,gather_ms,migrate_ms,resched_ms,moved,ratio_before,ratio_after,ratio_last" >"$RAW"
+    echo "config,strategy,rep,total_s,late_iter_s,decision_ms,gather_ms,migrate_ms,resched_ms,moved,ratio_before,ratio_after,ratio_last,reschedules" >"$RAW"
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/$NAME.XXXXXX")
     trap 'rm -rf "$WORK"' EXIT
 }
@@ -65,7 +65,31 @@ obj_run() {
         tail -n 20 "$log" >&2
         exit 1
     fi
-    python3 - "$js" "$config" "$lb" "$rep" >>"$RAW" <<'EOF'
+    obj_row "$js" "$config" "$lb" "$rep"
+}
+
+# obj_sim CONFIG STRATEGY RANKS FILE [NAME=VALUE ...]: the same scenario in tide-sim
+# (docs/sim.md, "cbench's objects") on RANKS simulated ranks of one worker each, the cbench
+# parameter overrides NAME=VALUE; appends its row to $RAW like obj_run (rep 1: a simulation is
+# deterministic in its mapping; only its measured decision times vary).
+obj_sim() {
+    [ "$REPORT_ONLY" = 1 ] && return 0
+    local config=$1 lb=$2 ranks=$3 file=$4
+    shift 4
+    local js=$WORK/sim-$config-$lb.json log=$WORK/sim-$config-$lb.log sets=() s
+    for s in "$@"; do sets+=(--cbench-set "$s"); done
+    if ! TIDE_GLOBAL_LB=$lb "$BUILD/sim/tide-sim" --ranks "$ranks" --threads 1 --cbench "$file" \
+        "${sets[@]}" --stats "$js" --quiet >"$log" 2>&1; then
+        echo "$NAME: FAILED: TIDE_GLOBAL_LB=$lb tide-sim --ranks $ranks --cbench $file $*" >&2
+        tail -n 20 "$log" >&2
+        exit 1
+    fi
+    obj_row "$js" "$config" "$lb" 1
+}
+
+# obj_row JSON CONFIG STRATEGY REP: one row of $RAW from a cbench-1 (or tide-sim-cbench/1) report.
+obj_row() {
+    python3 - "$1" "$2" "$3" "$4" >>"$RAW" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s, rs = d["summary"], d["reschedules"]
@@ -81,11 +105,35 @@ period = max(1, cfg["lbfreq"])
 late = [its[i - 1] for i in range(1, len(its) + 1)
         if i > first and (i - first) % period != 0] or [float("nan")]
 resched = (s["decision_s"] + s["gather_s"] + s["migrate_s"]) * 1e3 / max(1, s["reschedules"])
-print("%s,%s,%s,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.4f,%.4f" % (
+print("%s,%s,%s,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.4f,%.4f,%d" % (
     sys.argv[2], sys.argv[3], sys.argv[4], d["total_s"], sum(late) / len(late),
     s["decision_s"] * 1e3, s["gather_s"] * 1e3, s["migrate_s"] * 1e3, resched, s["moved"], before,
-    after, last))
+    after, last, s["reschedules"]))
 EOF
+}
+
+# obj_sweep FILE OPTION "LABEL|VALUE"...: ComprehensiveBench's Table 5 sweeps. For each
+# repetition (outermost: a load drift hits every strategy alike), each LABEL=VALUE and each of
+# $strategies: cbench FILE --kernel sleep --OPTION VALUE "${extra[@]}" on $ranks ranks (config
+# LABEL); then the same in tide-sim at $sim_ranks ranks with the file's own n (config
+# pSIM_RANKS:LABEL), the paper's scale, plus "${sim_extra[@]}" (NAME=VALUE overrides).
+obj_sweep() {
+    local file=$1 option=$2 rep kv lb
+    shift 2
+    for rep in $(seq "$reps"); do
+        for kv in "$@"; do
+            for lb in $strategies; do
+                obj_run "${kv%%|*}" "$lb" "$rep" "$ranks" "$BUILD/apps/cbench/cbench" "$file" \
+                    --kernel sleep --"$option" "${kv#*|}" "${extra[@]}"
+            done
+        done
+    done
+    for kv in "$@"; do
+        for lb in $strategies; do
+            obj_sim "p$sim_ranks:${kv%%|*}" "$lb" "$sim_ranks" "$file" "$option=${kv#*|}" \
+                "${sim_extra[@]}"
+        done
+    done
 }
 
 # obj_summarize TITLE YLABEL [METRIC]: $RAW -> $OUT/$NAME.csv (per config and strategy, for
@@ -145,7 +193,7 @@ EOF
 # obj_report PAPER_TEXT VERDICT_PY: prints $OUT/$NAME.csv as a table, the paper's claim
 # (PAPER_TEXT, one or more lines) and the verdict line. VERDICT_PY is Python that reads
 # m[(config, strategy)][column] (floats; columns of $NAME.csv: a metric's plain name is its
-# median) and the lists configs and strategies, and sets either `same` (bool) and `why` (str):
+# median), the lists configs and strategies and beats(config, a, b, margin=0), and sets either `same` (bool) and `why` (str):
 # what in the measured data decided it, or `verdict` (the word of verdict.py's judge) and `why`.
 obj_report() {
     python3 - "$OUT/$NAME.csv" "$1" "$2" "$OBJ_REPO/scripts/reproduce.d" <<'EOF'
@@ -171,7 +219,12 @@ print("(medians of the runs, except the mean with its 95% CI; late: mean iterati
       "measured in the last iteration)")
 print("paper: " + paper.replace("\n", "\n       "))
 sys.path.insert(0, sys.argv[4])  # verdict.py: judge(claims, numbers) gives the rule's word
-g = {"m": m, "configs": configs, "strategies": strategies, "math": math}
+def beats(c, a, b, margin=0.0):
+    """The rule's "a beats b" in config c: every run of a faster than every run of b, and (with
+    margin, e.g. a paper's stated relative error) a's median faster by more than that fraction."""
+    return (m[(c, a)]["total_s_max"] < m[(c, b)]["total_s_min"] and
+            m[(c, a)]["total_s"] < (1 - margin) * m[(c, b)]["total_s"])
+g = {"m": m, "configs": configs, "strategies": strategies, "math": math, "beats": beats}
 exec(code, g)
 print("measured: " + g["why"])
 word = g.get("verdict") or ("same shape" if g["same"] else "different")
