@@ -7,7 +7,6 @@
 #include "internal.h"
 
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,16 +32,15 @@ void tide_node_probe(tide_rt *rt)
     int workers;
     MPI_Allreduce(&rt->threads, &workers, 1, MPI_INT, MPI_SUM, node);
     MPI_Comm_free(&node);
-    /* The node whose workers exceed its cores by the largest factor speaks for the run. */
+    /* The node whose workers exceed its cores by the largest factor speaks for the run: found
+     * with MAXLOC, then its figures come from one of its ranks (no allocation, so no rank can
+     * drop out of the collectives). */
     int here[3] = {workers, CPU_COUNT(&all), ranks};
-    int *every = malloc(3 * sizeof(int) * (size_t)rt->size);
+    struct {
+        double ratio;
+        int rank;
+    } mine_ratio = {(double)here[0] / (here[1] > 0 ? here[1] : 1), rt->rank}, worst;
+    MPI_Allreduce(&mine_ratio, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, rt->mpi_comm);
+    MPI_Bcast(here, 3, MPI_INT, worst.rank, rt->mpi_comm);
     rt->node = (tide_node_load){here[0], here[1], here[2]};
-    if (!every) return; /* then this node's own figures */
-    MPI_Allgather(here, 3, MPI_INT, every, 3, MPI_INT, rt->mpi_comm);
-    for (int i = 0; i < rt->size; i++) {
-        const int *o = every + 3 * i;
-        if ((double)o[0] / o[1] > (double)rt->node.workers / rt->node.cores)
-            rt->node = (tide_node_load){o[0], o[1], o[2]};
-    }
-    free(every);
 }
