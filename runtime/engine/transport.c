@@ -335,10 +335,13 @@ static bool send_one_message(tide_rt *rt, int dest)
     if (tp->noutgoing == 0) tide_drain_flowing(&tp->drain, now ? now : tide_now());
     for (int i = 0; i < p.n; i++) {
         tide_task *t = tide_queue_pop_front(q);
+        /* Sized before encodable: a task that cannot move goes back to the local queue, where
+         * a worker may run and free it at once. */
+        size_t sz = tide_wire_task_size(t);
         if (encodable(rt, t, &ids[got]))
             batch[got++] = t;
         else
-            len -= tide_wire_task_size(t);
+            len -= sz;
     }
     if (!got) return true;
     unsigned char *buf = malloc(len);
