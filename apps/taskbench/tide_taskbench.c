@@ -98,8 +98,7 @@ static long max_inputs(const task_graph_t *g)
 /* Before timestep t: the outputs of timestep t - 1 that points of other ranks read. A remote
  * output is received once into its own slot of out[(t - 1) % 2], however many own points read it.
  */
-static int exchange(struct graph_state *s, long t, int rank, int ranks, MPI_Request **req,
-                    size_t *cap)
+static int exchange(struct graph_state *s, long t, int ranks, MPI_Request **req, size_t *cap)
 {
     const task_graph_t *g = &s->g;
     size_t bytes = g->output_bytes_per_task, n = 0;
@@ -130,7 +129,10 @@ static int exchange(struct graph_state *s, long t, int rank, int ranks, MPI_Requ
                     if (n == *cap) {
                         *cap = *cap ? 2 * *cap : 64;
                         MPI_Request *grown = realloc(*req, *cap * sizeof **req);
-                        if (!grown) return -1;
+                        if (!grown) { /* messages are already posted: no clean way back */
+                            fprintf(stderr, "tide_taskbench: out of memory for MPI requests\n");
+                            MPI_Abort(MPI_COMM_WORLD, 2);
+                        }
                         *req = grown;
                     }
                     long src = pass == 0 ? q : p; /* the tag names the output's point */
@@ -152,7 +154,6 @@ static int exchange(struct graph_state *s, long t, int rank, int ranks, MPI_Requ
     free(wanted);
     free(sent_to);
     MPI_Waitall((int)n, *req, MPI_STATUSES_IGNORE);
-    (void)rank;
     return 0;
 }
 
@@ -226,7 +227,7 @@ int main(int argc, char **argv)
         for (long t = 0; !bad && t < steps; t++) {
             for (long i = 0; !bad && i < n_graphs; i++) {
                 if (t >= gs[i].g.timesteps) continue;
-                if (t > 0 && exchange(&gs[i], t, rank, ranks, &req, &cap) != 0) bad = 1;
+                if (t > 0 && exchange(&gs[i], t, ranks, &req, &cap) != 0) bad = 1;
                 if (!bad && submit(&gs[i], t) != TIDE_OK) bad = 1;
             }
             if (!bad && tide_taskwait() != TIDE_OK) bad = 1;
