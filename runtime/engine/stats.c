@@ -412,7 +412,8 @@ static void print_oversubscribed(const tide_node_load *node, FILE *out)
 static void print_never_planned(const tide_phase_log *log, const tide_config *cfg, const summary *s,
                                 FILE *out)
 {
-    if (strncmp(cfg->lb, "proact", 6) != 0 || log->nranks < 2 || log->nphases == 0 ||
+    const tide_lb_ops *ops = tide_lb_ops_find(cfg->lb);
+    if (!ops || !(ops->flags & TIDE_LB_PLANS) || log->nranks < 2 || log->nphases == 0 ||
         s->planned > 0)
         return;
     fprintf(out,

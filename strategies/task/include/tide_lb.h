@@ -135,7 +135,10 @@ enum {
      * phase_begin all ranks' status (and the engine holds workers until it returns). */
     TIDE_LB_PHASE_SYNC = 1u << 0,
     /* Status allgathers every TIDE_ROUND_US during the phase; round() sees each. */
-    TIDE_LB_ROUNDS = 1u << 1
+    TIDE_LB_ROUNDS = 1u << 1,
+    /* It plans from the load predictions (proact): finalize says when a run ended before any
+     * phase had a prediction for every rank, so that no plan was ever made. */
+    TIDE_LB_PLANS = 1u << 2
 };
 
 typedef struct tide_lb_ops {

@@ -314,7 +314,7 @@ static const tide_lb_knob *const proact_knobs[] = {
     &tide_lb_knob_react_threshold, &tide_lb_knob_react_max_tasks, &proact_margin, NULL};
 
 const tide_lb_ops tide_lb_proact = {.name = "proact",
-                                    .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS,
+                                    .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_PLANS,
                                     .state_size = sizeof(proact_state),
                                     .knobs = proact_knobs,
                                     .help = "proactive offloading from predicted loads",
@@ -323,7 +323,8 @@ const tide_lb_ops tide_lb_proact = {.name = "proact",
                                     .progress = proact_progress,
                                     .quiet_until = proact_quiet_until};
 const tide_lb_ops tide_lb_proact_react = {.name = "proact_react",
-                                          .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS,
+                                          .flags =
+                                              TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_PLANS,
                                           .state_size = sizeof(proact_state),
                                           .knobs = proact_knobs,
                                           .help = "proactive plan plus reactive corrections",
