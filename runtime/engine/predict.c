@@ -59,6 +59,24 @@ static double core_mhz(void)
     return v;
 }
 
+/* The core frequency, a phase feature, read at most every FREQ_REFRESH seconds: a read costs
+ * 5-40 us (/proc/cpuinfo formats every CPU's entry: 35 us on a 2-core VM), more than a whole
+ * fine-grained phase, and a frequency changes on a scale of milliseconds. Phases longer than
+ * that each get a fresh reading. */
+#define FREQ_REFRESH 0.01
+static double freq_mhz, freq_read_at;
+
+static double phase_mhz(void)
+{
+    double now = tide_now();
+    if (freq_read_at < 0 || now - freq_read_at >= FREQ_REFRESH) {
+        double v = core_mhz();
+        if (v > 0) freq_mhz = v; /* a failed read keeps the last: the feature count is fixed */
+        freq_read_at = now;
+    }
+    return freq_mhz;
+}
+
 int tide_predict_init(tide_rt *rt, char *err, size_t len)
 {
     const tide_model_ops *ops = NULL;
@@ -77,6 +95,7 @@ int tide_predict_init(tide_rt *rt, char *err, size_t len)
     }
     /* Decided once, so that the number of phase features stays the same all run long. */
     rt->freq_known = core_mhz() > 0;
+    freq_read_at = -1;
     /* auto needs the features too: its task model competes with the rank model. */
     collect = strcmp(rt->cfg.pred.kind, "task") == 0 || strcmp(rt->cfg.pred.kind, "auto") == 0 ||
               (rt->have_tool && rt->tool.task_features != NULL);
@@ -302,7 +321,7 @@ void tide_predict_observe(tide_rt *rt, double load)
     }
     double phase_feat[1 + TOOL_EXTRA_MAX];
     int nf = 0;
-    if (rt->freq_known) phase_feat[nf++] = core_mhz();
+    if (rt->freq_known) phase_feat[nf++] = phase_mhz();
     if (rt->have_tool && rt->tool.phase_features) {
         int got = rt->tool.phase_features(rt->tool.user, rt->log.nphases, phase_feat + nf,
                                           TOOL_EXTRA_MAX);
