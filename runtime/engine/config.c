@@ -23,6 +23,7 @@ _Static_assert(TIDE_KNOB_ERR_CONFIG == TIDE_ERR_CONFIG, "one error code for a ba
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
 static const char *const trace_format_names[] = {"auto", "json", "otf2", NULL};
+static const char *const phase_driver_names[] = {"auto", "comm", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -122,6 +123,16 @@ static const tide_knob runtime_rows[] = {
              "which `tide_init` tries on every rank (a CPU that does not exist or lies outside "
              "the process's cpuset fails there, with one line). See docs/cluster.md",
      FIELD(comm_cpu)},
+    {.name = "TIDE_PHASE_DRIVER",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = phase_driver_names,
+     .help = "who runs a phase's protocol. `auto`: under a strategy that never acts (`none`), the "
+             "application thread itself, in `tide_taskwait` (its tasks on the workers, then one "
+             "allgather of every rank's status and statistics), so that an empty phase costs "
+             "about one collective (docs/performance.md, section 15); else the comm thread. "
+             "`comm`: always the comm thread (the protocol of every other strategy)",
+     FIELD(phase_driver)},
     {.name = "TIDE_ROUND_US",
      .kind = TIDE_KNOB_INT,
      .def = "500",

@@ -52,6 +52,7 @@ typedef struct tide_config {
     int check_exe;         /* TIDE_CHECK_EXE */
     int strict;            /* TIDE_STRICT: an unknown TIDE_* name in the environment is an error */
     int round_us;          /* TIDE_ROUND_US: interval of status rounds */
+    int phase_driver;      /* TIDE_PHASE_DRIVER: tide_phase_driver */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];
     tide_model_params pred; /* TIDE_PRED_*: the load model */
@@ -256,6 +257,9 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
 void tide_lb_host_free(tide_rt *rt);
 bool tide_lb_phase_sync(const tide_rt *rt);
 bool tide_lb_rounds(const tide_rt *rt);
+/* Whether the application thread runs each phase (TIDE_PHASE_DRIVER=auto and a strategy that
+ * cannot act at all: no callback, no flag, so it never moves a task), for this configuration. */
+bool tide_lb_inline_phases(const tide_config *cfg);
 /* The strategy's callbacks, each with a view made from the runtime (all: NULL when absent). */
 void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all);
 void tide_lb_round(tide_rt *rt, const tide_rank_status *all);
@@ -344,6 +348,11 @@ bool tide_protocol_step(tide_protocol *p);
 bool tide_protocol_idle(const tide_protocol *p);
 /* tide_finalize: the closing allgather is done and every send completed. */
 bool tide_protocol_closing_done(tide_protocol *p);
+/* With rt->inline_phases, on the application thread in tide_taskwait: begin before the
+ * workers run the phase's tasks, end once they all returned (one allgather of every rank's
+ * status and record, the statistics, the model's observation). */
+void tide_protocol_inline_begin(tide_protocol *p);
+void tide_protocol_inline_end(tide_protocol *p);
 
 /* ---- replica cancels (worker.c) ----------------------------------------------------------------
  */
@@ -415,6 +424,7 @@ void tide_stats_free(tide_phase_log *log);
 /* ---- timeline traces (trace.c, trace_json.c, trace_otf2.c) ------------------------------------
  */
 
+typedef enum { TIDE_PHASE_DRIVER_AUTO = 0, TIDE_PHASE_DRIVER_COMM = 1 } tide_phase_driver;
 typedef enum { TIDE_TRACE_AUTO = 0, TIDE_TRACE_JSON = 1, TIDE_TRACE_OTF2 = 2 } tide_trace_format;
 
 typedef struct tide_trace tide_trace;
@@ -525,6 +535,9 @@ struct tide_rt {
     atomic_int phase_done;
     atomic_int plan_ready; /* phases whose strategy has chosen what moves (phase_sync only) */
     bool plan_at_start;    /* the strategy plans at phase start: own tasks wait for plan_ready */
+    /* The application thread runs each phase's protocol itself (TIDE_PHASE_DRIVER=auto under a
+     * strategy that never acts): no task moves, so the comm thread has no part in a phase. */
+    bool inline_phases;
     /* Set by a layer above the engine (the objects layer) that must be finalized first. */
     int (*finalize_layer)(void);
     atomic_bool stop;

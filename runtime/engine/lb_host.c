@@ -101,6 +101,7 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
     }
     pick_knobs(rt);
     rt->plan_at_start = h->ops->flags & TIDE_LB_PHASE_SYNC;
+    rt->inline_phases = tide_lb_inline_phases(&rt->cfg);
     h->actions = (tide_lb_actions){.ctx = rt,
                                    .offload = act_offload,
                                    .offload_selected = act_offload_selected,
@@ -129,6 +130,13 @@ bool tide_lb_phase_sync(const tide_rt *rt)
 bool tide_lb_rounds(const tide_rt *rt)
 {
     return rt->lb.ops->flags & TIDE_LB_ROUNDS;
+}
+
+bool tide_lb_inline_phases(const tide_config *cfg)
+{
+    const tide_lb_ops *o = tide_lb_ops_find(cfg->lb);
+    bool acts = !o || o->flags || o->phase_begin || o->round || o->progress || o->control;
+    return cfg->phase_driver == TIDE_PHASE_DRIVER_AUTO && !acts;
 }
 
 static tide_lb_view view_of(tide_rt *rt, const tide_rank_status *all)

@@ -225,13 +225,14 @@ static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads
             "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
             "\"pred_guard\": %g, \"pred_spike\": %g, "
             "\"node_workers\": %d, \"node_cores\": %d, \"node_ranks\": %d, "
-            "\"version\": \"%d.%d\"},\n",
+            "\"phase_driver\": \"%s\", \"version\": \"%d.%d\"},\n",
             tide_offload_name(cfg->offload), nranks, threads, (unsigned long long)cfg->max_inflight,
             (unsigned long long)cfg->pack_max, cfg->round_us, (unsigned long long)cfg->seed,
             cfg->pred.kind, cfg->pred.window, cfg->pred.train, cfg->pred.retrain_err,
             tide_solver_name(cfg->pred.solver),
             cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
-            cfg->pred.spike, node->workers, node->cores, node->ranks, TIDE_VERSION_MAJOR,
+            cfg->pred.spike, node->workers, node->cores, node->ranks,
+            tide_lb_inline_phases(cfg) ? "application" : "comm", TIDE_VERSION_MAJOR,
             TIDE_VERSION_MINOR);
     fprintf(f, "  \"lb_knobs\": {");
     for (int k = 0; tide_config_lb_knob_name(k); k++)

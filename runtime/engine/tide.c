@@ -264,9 +264,15 @@ int tide_taskwait(void)
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
-    atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
-    tide_comm_wake(rt);
-    tide_pool_run_phase(rt);
+    if (rt->inline_phases) { /* no task moves: this thread runs the protocol (phase.c) */
+        tide_protocol_inline_begin(rt->protocol);
+        if (rt->phase_tasks > 0) tide_pool_run_phase(rt);
+        tide_protocol_inline_end(rt->protocol);
+    } else {
+        atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
+        tide_comm_wake(rt);
+        tide_pool_run_phase(rt);
+    }
     if (rt->trace)
         tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, tide_now());
     rt->phase++;

@@ -85,11 +85,20 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
     s->L_local += t->exec_time;
     tide_predict_record_time(t);
     tide_task_release(t);
-    if (tide_task_completed(rt) == 0) tide_comm_wake(rt);
+    if (tide_task_completed(rt) != 0) return;
+    /* The phase's last own task: whoever ends the phase must know. With inline phases that is
+     * the application thread, which runs the worker loop too: workers asleep must leave it. */
+    if (rt->inline_phases)
+        tide_workers_wake(rt);
+    else
+        tide_comm_wake(rt);
 }
 
+/* Inline phases (no task moves) are over for the workers once every own task completed; the
+ * application thread then ends the phase. Otherwise the comm thread says so. */
 static bool phase_over(tide_rt *rt, int target)
 {
+    if (rt->inline_phases) return atomic_load_explicit(&rt->outstanding, memory_order_acquire) == 0;
     return atomic_load_explicit(&rt->phase_done, memory_order_acquire) >= target;
 }
 

@@ -36,6 +36,8 @@ static const struct {
     {"TIDE_LB", "bogus", "TIDE_LB='bogus' is invalid: expected one of %s", tide_lb_names},
     {"TIDE_LB", "", "TIDE_LB='' is invalid: expected one of %s", tide_lb_names},
     {"TIDE_OFFLOAD", "x", "TIDE_OFFLOAD='x' is invalid: expected one of rr, packed", NULL},
+    {"TIDE_PHASE_DRIVER", "inline",
+     "TIDE_PHASE_DRIVER='inline' is invalid: expected one of auto, comm", NULL},
     {"TIDE_MAX_INFLIGHT", "0",
      "TIDE_MAX_INFLIGHT='0' is invalid: expected a positive byte count, optionally with suffix K, "
      "M or G (e.g. 64M)",

@@ -211,6 +211,7 @@ static const knob_row knobs[] = {
     {"TIDE_THROTTLE_RANK", K_INT, AT(throttle_rank), -1, 1048576, nullptr},
     {"TIDE_THROTTLE_BW", K_BYTES, AT(throttle_bw), 0, 0, nullptr},
     {"TIDE_COMM_CPU", K_IGNORED, 0, 0, 0, nullptr},
+    {"TIDE_PHASE_DRIVER", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_VERBOSE", K_IGNORED, 0, 0, 0, nullptr},
     {"TIDE_CHECK_EXE", K_IGNORED, 0, 0, 0, nullptr},
 };
