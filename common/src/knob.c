@@ -38,9 +38,7 @@ static bool read_double(const char *v, double *out)
     return true;
 }
 
-/* A byte count with an optional K, M or G suffix (powers of 1024), not 0, at most 2^34 - 1 units
- * so that every suffix fits in 64 bits. */
-static bool read_bytes(const char *v, uint64_t *out)
+bool tide_knob_read_bytes(const char *v, uint64_t *out)
 {
     if (!isdigit((unsigned char)*v)) return false;
     errno = 0;
@@ -180,7 +178,7 @@ static bool parse_value(const tide_knob *k, void *field, const char *v)
         *(double *)field = d;
         return true;
     case TIDE_KNOB_BYTES:
-        if (!read_bytes(v, &b)) return false;
+        if (!tide_knob_read_bytes(v, &b)) return false;
         *(uint64_t *)field = b;
         return true;
     case TIDE_KNOB_CHOICE:
