@@ -293,6 +293,11 @@ static void broken_tables(void)
     CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "help"), "%s", err);
     bad[0].help = "h", t.n = 2;
     CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "twice"), "%s", err);
+    /* A name is TIDE_* or under the table's own prefix (another program's knobs). */
+    bad[0].name = "OTHER_COUNT", t.n = 1;
+    CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "prefix"), "%s", err);
+    t.prefix = "OTHER_";
+    CHECK(tide_knob_table_valid(&t, err, sizeof err) == 0, "%s", err);
 }
 
 /* The byte parser itself (BYTES rows and tide-sim's byte options): each suffix, the bounds, and
