@@ -39,21 +39,13 @@ if(TIDE_SANITIZE)
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 endif()
 
-# The task strategies' names, read from their definitions (strategies/task/src: `.name = "..."`
-# of each tide_lb_ops), so that test lists iterate over the registry instead of repeating it.
-# `none` and the engine test mode `random` are left out: they balance nothing. The registry's
-# own test (task_test_lb_registry) checks this list against tide_lb_all().
+# The task strategies' names: the list registry.c's table is generated from
+# (strategies/task/registry.cmake), so that test lists iterate over the registry instead of
+# repeating it. `none` and the engine test mode `random` are left out: they balance nothing.
 function(tide_task_strategy_names out)
-  file(GLOB srcs ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../strategies/task/src/*.c)
-  set(names "")
-  foreach(src ${srcs})
-    file(STRINGS ${src} lines REGEX "\\.name = \"[a-z_]+\"")
-    foreach(line ${lines})
-      string(REGEX MATCH "\\.name = \"([a-z_]+)\"" _ "${line}")
-      list(APPEND names ${CMAKE_MATCH_1})
-    endforeach()
-  endforeach()
-  list(REMOVE_ITEM names none random)
+  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../strategies/task/registry.cmake)
+  set(names ${TIDE_TASK_STRATEGIES})
+  list(REMOVE_ITEM names random)
   list(SORT names)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()

@@ -8,6 +8,7 @@
 #include "run.h"
 
 #include "objects_json.h"
+#include "tide_json.h"
 
 #include "topology.h"
 
@@ -257,20 +258,6 @@ static int iterate_all(const cbench_config *c, run_result *res)
     return 0;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 typedef struct run_info {
     int ranks, workers;
     const char *strategy, *period;
@@ -293,15 +280,15 @@ static int write_json(const cbench_config *c, const cbench_run_opts *o, const ru
         return -1;
     }
     fprintf(f, "{\n  \"schema\": \"cbench-1\",\n  \"config\": {\"file\": ");
-    json_string(f, o->file ? o->file : "");
+    tide_json_string(f, o->file);
     fprintf(f,
             ", \"n\": %" PRId64 ", \"p\": %" PRId64 ", \"r\": %" PRId64 ", \"lbfreq\": %" PRId64
             ", \"load_unit\": %" PRId64 ", \"ranks\": %d, \"workers\": %d, \"kernel\": \"%s\", "
             "\"strategy\": ",
             c->n, c->p, c->r, c->lbfreq, c->load_unit, ri->ranks, ri->workers, kernel_name(c, o));
-    json_string(f, ri->strategy);
+    tide_json_string(f, ri->strategy);
     fprintf(f, ", \"period\": ");
-    json_string(f, ri->period);
+    tide_json_string(f, ri->period);
     fprintf(f, ", \"iters_per_ms\": %.6g},\n", ri->iters_per_ms);
     fprintf(f, "  \"total_s\": %.9g,\n", res->total_s);
     objects_json_series(f, res->iter_s, res->load_max, res->load_avg, c->r);

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -128,6 +129,10 @@ int tide_knob_table_valid(const tide_knob_table *t, char *err, size_t len);
 int tide_knob_bad(const char *name, const char *value, const char *allowed, char *err, size_t len);
 /* A whole decimal number in [min, max] (no blanks, nothing after it). */
 bool tide_knob_read_long(const char *value, long min, long max, long *out);
+/* A byte count with an optional suffix K, M or G (powers of 1024): not 0, at most 2^34 - 1
+ * units so that every suffix fits in 64 bits, no blanks, nothing after it. The parser of BYTES
+ * rows; tools with byte options of their own call it too. */
+bool tide_knob_read_bytes(const char *value, uint64_t *out);
 
 /* ---- names no row has (knob_name.c) ------------------------------------------------------ */
 

@@ -38,9 +38,7 @@ static bool read_double(const char *v, double *out)
     return true;
 }
 
-/* A byte count with an optional K, M or G suffix (powers of 1024), not 0, at most 2^34 - 1 units
- * so that every suffix fits in 64 bits. */
-static bool read_bytes(const char *v, uint64_t *out)
+bool tide_knob_read_bytes(const char *v, uint64_t *out)
 {
     if (!isdigit((unsigned char)*v)) return false;
     errno = 0;
@@ -180,7 +178,7 @@ static bool parse_value(const tide_knob *k, void *field, const char *v)
         *(double *)field = d;
         return true;
     case TIDE_KNOB_BYTES:
-        if (!read_bytes(v, &b)) return false;
+        if (!tide_knob_read_bytes(v, &b)) return false;
         *(uint64_t *)field = b;
         return true;
     case TIDE_KNOB_CHOICE:
@@ -295,10 +293,18 @@ static size_t field_size(const tide_knob *k)
     }
 }
 
-static const char *row_problem(const tide_knob *k)
+/* Tide's knobs are TIDE_*; another program's table (TaskPack's TASKPACK_*) names its prefix. */
+static bool has_table_prefix(const tide_knob_table *t, const char *name)
+{
+    if (strncmp(name, "TIDE_", 5) == 0) return true;
+    return t->prefix && strncmp(name, t->prefix, strlen(t->prefix)) == 0;
+}
+
+static const char *row_problem(const tide_knob_table *t, const tide_knob *k)
 {
     size_t need = field_size(k);
-    if (strncmp(k->name, "TIDE_", 5) != 0) return "its name does not start with TIDE_";
+    if (!has_table_prefix(t, k->name))
+        return "its name starts with neither TIDE_ nor the table's prefix";
     if (!k->help || !*k->help) return "it has no help line";
     if (need ? k->size != need : k->size < 2) return "its field has the wrong size";
     if (k->kind == TIDE_KNOB_CHOICE && (!k->choices || !k->choices[0])) return "no choices";
@@ -317,7 +323,7 @@ int tide_knob_table_valid(const tide_knob_table *t, char *err, size_t len)
     } scratch;
     for (size_t i = 0; i < t->n; i++) {
         const tide_knob *k = &t->rows[i];
-        const char *problem = row_problem(k);
+        const char *problem = row_problem(t, k);
         if (!problem && tide_knob_find(t, k->name) != k) problem = "it appears twice";
         if (!problem && k->size > sizeof scratch) problem = "its field is too large to check";
         if (!problem && k->def) {

@@ -1,4 +1,5 @@
 /* Listings of knob tables: the markdown of docs/config.md and the defaults as JSON. */
+#include "tide_json.h"
 #include "tide_knob.h"
 
 /* A table cell: '|' would end the cell, a newline the row. */
@@ -41,20 +42,6 @@ void tide_knob_markdown(FILE *f, const tide_knob_table *const *tables, size_t n)
     }
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 void tide_knob_json_defaults(FILE *f, const tide_knob_table *const *tables, size_t n)
 {
     const char *sep = "";
@@ -63,10 +50,10 @@ void tide_knob_json_defaults(FILE *f, const tide_knob_table *const *tables, size
         for (size_t r = 0; r < tables[i]->n; r++) {
             const tide_knob *k = &tables[i]->rows[r];
             fprintf(f, "%s\n  ", sep);
-            json_string(f, k->name);
+            tide_json_string(f, k->name);
             fputs(": ", f);
             if (k->def)
-                json_string(f, k->def);
+                tide_json_string(f, k->def);
             else
                 fputs("null", f);
             sep = ",";

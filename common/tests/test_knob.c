@@ -293,6 +293,39 @@ static void broken_tables(void)
     CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "help"), "%s", err);
     bad[0].help = "h", t.n = 2;
     CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "twice"), "%s", err);
+    /* A name is TIDE_* or under the table's own prefix (another program's knobs). */
+    bad[0].name = "OTHER_COUNT", t.n = 1;
+    CHECK(tide_knob_table_valid(&t, err, sizeof err) != 0 && strstr(err, "prefix"), "%s", err);
+    t.prefix = "OTHER_";
+    CHECK(tide_knob_table_valid(&t, err, sizeof err) == 0, "%s", err);
+}
+
+/* The byte parser itself (BYTES rows and tide-sim's byte options): each suffix, the bounds, and
+ * a refused value leaves the output alone. */
+static void byte_counts(void)
+{
+    static const struct {
+        const char *text;
+        uint64_t value;
+    } good[] = {{"1", 1},
+                {"3072", 3072},
+                {"256K", 256u << 10},
+                {"64M", 64u << 20},
+                {"2G", 2ull << 30},
+                {"17179869183", 17179869183ull},
+                {"17179869183G", 17179869183ull << 30}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        uint64_t b = 0;
+        CHECK(tide_knob_read_bytes(good[i].text, &b) && b == good[i].value, "%s read as %llu",
+              good[i].text, (unsigned long long)b);
+    }
+    static const char *const bad[] = {
+        "",   "0",   "0K", "-1",   " 1",          "1 ",   "+1",  "1k",
+        "1T", "1KB", "K",  "1.5M", "17179869184", "0x10", "1e3", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint64_t b = 7;
+        CHECK(!tide_knob_read_bytes(bad[i], &b) && b == 7, "'%s' accepted", bad[i]);
+    }
 }
 
 static void markdown(void)
@@ -319,6 +352,7 @@ int main(void)
     unknown_names();
     stored_values();
     broken_tables();
+    byte_counts();
     markdown();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);

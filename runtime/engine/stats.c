@@ -1,6 +1,7 @@
 /* Phase statistics: every rank keeps all ranks' records (allgathered at each phase end), so
  * tide_stats_last_phase() answers locally and rank 0 writes the JSON document of docs/stats.md. */
 #include "internal.h"
+#include "tide_json.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -176,20 +177,6 @@ static void json_array(FILE *f, const char *name, const tide_rank_record *r, int
     fprintf(f, "]");
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* What the proactive plan left on each rank (null when no rank planned this phase). */
 static void json_plan(FILE *f, const tide_rank_record *r, int n)
 {
@@ -217,7 +204,7 @@ static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads
                         const tide_node_load *node)
 {
     fprintf(f, "  \"config\": {\"lb\": ");
-    json_string(f, cfg->lb);
+    tide_json_string(f, cfg->lb);
     fprintf(f,
             ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, "
             "\"max_inflight\": %llu, \"pack_max\": %llu, \"round_us\": %d, \"seed\": %llu,\n"

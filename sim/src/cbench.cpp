@@ -6,6 +6,7 @@
  * (exit 2). Then the tables the objects loop (objloop.cpp) reads, and its report in cbench's
  * `cbench-1` terms. */
 #include "cbench.h"
+#include "tide_json.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -160,14 +161,14 @@ static void write_json(FILE *f, const sim_config *c, const sim_cbench *cb,
 {
     const cbench_config *cc = &cb->cfg;
     fprintf(f, "{\n  \"schema\": \"tide-sim-cbench/1\",\n  \"config\": {\"file\": ");
-    sim_json_string(f, c->cbench);
+    tide_json_string(f, c->cbench);
     fprintf(f,
             ", \"n\": %" PRId64 ", \"p\": %" PRId64 ", \"r\": %" PRId64 ", \"lbfreq\": %" PRId64
             ", \"load_unit\": %" PRId64 ", \"ranks\": %d, \"workers\": %d, \"kernel\": \"sim\", "
             "\"strategy\": \"%s\", \"period\": \"%d\", \"platform\": ",
             cc->n, cc->p, cc->r, cc->lbfreq, cc->load_unit, res->ranks, res->workers, cb->strategy,
             cb->period);
-    sim_json_string(f, c->platform);
+    tide_json_string(f, c->platform);
     fprintf(f, ", \"seed\": %llu},\n", (unsigned long long)c->seed);
     fprintf(f, "  \"total_s\": %.9g,\n", res->total_s);
     json_doubles(f, "iteration_s", res->iter_s);

@@ -122,21 +122,12 @@ static int parse_double(const char *name, const char *v, double min, double max,
 
 static int parse_bytes(const char *name, const char *v, uint64_t *out, char *err, size_t len)
 {
-    const char *allowed = "a positive byte count, optionally with suffix K, M or G (e.g. 64M)";
-    if (!isdigit((unsigned char)*v)) return bad(err, len, name, v, allowed);
-    errno = 0;
-    char *end;
-    unsigned long long x = strtoull(v, &end, 10);
-    unsigned shift = 0;
-    if (*end == 'K')
-        shift = 10, end++;
-    else if (*end == 'M')
-        shift = 20, end++;
-    else if (*end == 'G')
-        shift = 30, end++;
-    if (errno || *end || x == 0 || x > (UINT64_MAX >> 30)) return bad(err, len, name, v, allowed);
-    *out = (uint64_t)x << shift;
-    return 0;
+    if (tide_knob_read_bytes(v, out)) return 0;
+    tide_knob row{};
+    row.kind = TIDE_KNOB_BYTES;
+    char allowed[96];
+    tide_knob_allowed(&row, allowed, sizeof allowed);
+    return bad(err, len, name, v, allowed);
 }
 
 static int parse_choice(const char *name, const char *v, const char *const *choices, int *out,

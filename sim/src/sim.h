@@ -453,6 +453,5 @@ void sim_record_fill(sim_rank *R, sim_record *rec);
 int sim_stats_write(const sim *S, const char *path, char *err, size_t len);
 int sim_moves_write(const sim *S, const char *path, char *err, size_t len);
 void sim_stats_print_summary(const sim *S, FILE *out);
-void sim_json_string(FILE *f, const char *s); /* s quoted and escaped */
 
 #endif

@@ -3,6 +3,7 @@
  * phase and summary figures are computed as runtime/engine/stats.c computes them; `config.sim`
  * adds what only a simulation has (platform, workload, the collective model). */
 #include "sim.h"
+#include "tide_json.h"
 
 #include <cmath>
 #include <cstring>
@@ -28,20 +29,6 @@ void sim_record_fill(sim_rank *R, sim_record *rec)
     sim_transport_phase_end(R, &rec->send_bw, &rec->sent_last);
     rec->plan_transfer = R->plan_transfer;
     rec->reclaimed = (double)R->n_reclaimed;
-}
-
-void sim_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 typedef struct phase_figures {
@@ -145,10 +132,10 @@ static void write_config(FILE *f, const sim *S)
             c->pred.retrain_err, tide_solver_name(c->pred.solver),
             c->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->pred.guard, c->pred.spike);
     fprintf(f, "    \"sim\": {\"platform\": ");
-    sim_json_string(f, c->platform);
+    tide_json_string(f, c->platform);
     fprintf(f, ", \"ranks_per_host\": %d, \"net\": \"%s\", \"workload\": ", S->ranks_per_host,
             sim_net_name(c->net));
-    sim_json_string(f, S->wl->name.c_str());
+    tide_json_string(f, S->wl->name.c_str());
     fprintf(f,
             ", \"task_bytes\": %.17g, \"result_bytes\": %.17g, \"coll_latency\": %.9g, "
             "\"coll_bandwidth\": %.9g, \"coll_overhead\": %.9g, \"idle_turns\": \"%s\", "

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "tide_knob.h"
+
 enum tp_sync {
     TP_SYNC_NONE,
     TP_SYNC_BARRIER,
@@ -13,19 +15,24 @@ enum tp_sync {
 };
 enum tp_yield { TP_YIELD_OFF, TP_YIELD_YIELD, TP_YIELD_SLEEP };
 
+/* The knobs' values; their names, defaults and ranges are the rows of tp_config_table. */
 struct tp_config {
-    enum tp_sync sync;   /* TASKPACK_SYNC, default MPI_Barrier */
-    int warmup;          /* TASKPACK_WARMUP, default 3 */
-    double tol;          /* TASKPACK_TOL, default 0.05 */
-    double slack;        /* TASKPACK_SLACK, default 0 */
-    int exact_max;       /* TASKPACK_EXACT_MAX, default 16 */
-    int apply;           /* TASKPACK_APPLY, default 1 (0: plan and report, move nothing) */
-    enum tp_yield yield; /* TASKPACK_YIELD, default off */
-    const char *report;  /* TASKPACK_REPORT, default NULL (no JSON) */
+    enum tp_sync sync;   /* TASKPACK_SYNC */
+    int warmup;          /* TASKPACK_WARMUP */
+    double tol;          /* TASKPACK_TOL */
+    double slack;        /* TASKPACK_SLACK */
+    int exact_max;       /* TASKPACK_EXACT_MAX */
+    int apply;           /* TASKPACK_APPLY (0: plan and report, move nothing) */
+    enum tp_yield yield; /* TASKPACK_YIELD */
+    char report[4096];   /* TASKPACK_REPORT, "" when unset (no JSON) */
 };
 
-/* Read the configuration through `get` (getenv in the library, a table in tests). Returns 0, or
- * -1 with one line naming the variable, its value and what is allowed written to err. */
+/* The TASKPACK_* rows of Tide's knob table (common/include/tide_knob.h), parsed by its parser. */
+extern const tide_knob_table tp_config_table;
+
+/* Read the configuration through `get` (getenv in the library, a table in tests): the defaults,
+ * then every variable `get` returns. Returns 0, or -1 with one line naming the variable, its value
+ * and what is allowed written to err ("taskpack: TASKPACK_TOL='-1' is invalid: expected ..."). */
 int tp_config_parse(struct tp_config *cfg, const char *(*get)(const char *name), char *err,
                     size_t errlen);
 

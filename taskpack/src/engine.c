@@ -48,7 +48,7 @@ void tp_after_init(void)
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* Rank 0 writes the report: it creates the file now, and its verdict holds for all. */
-    if (!tp.config_bad && tp.cfg.report) {
+    if (!tp.config_bad && tp.cfg.report[0]) {
         if (rank == 0) tp.config_bad = tp_report_open(tp.config_err, sizeof tp.config_err) != 0;
         PMPI_Bcast(&tp.config_bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }

@@ -1,4 +1,5 @@
-/* TASKPACK_* parsing: defaults, accepted values, and one clear line for each bad value. */
+/* TASKPACK_* parsing through Tide's knob parser: a valid table, defaults, accepted values, and one
+ * clear line for each bad value. */
 #include <string.h>
 
 #include "check.h"
@@ -27,7 +28,7 @@ static void expect_bad(const char *name, const char *value, const char *allowed)
 {
     struct tp_config cfg;
     char err[256] = "", want[256];
-    snprintf(want, sizeof want, "taskpack: %s='%s' is invalid; allowed: ", name, value);
+    snprintf(want, sizeof want, "taskpack: %s='%s' is invalid: expected ", name, value);
     CHECK(parse_with(name, value, &cfg, err) == -1, "%s=%s accepted", name, value);
     CHECK(strncmp(err, want, strlen(want)) == 0, "message '%s'", err);
     CHECK(strstr(err, allowed) != NULL, "message '%s' lacks '%s'", err, allowed);
@@ -38,9 +39,10 @@ int main(void)
 {
     struct tp_config cfg;
     char err[256];
+    CHECK(tide_knob_table_valid(&tp_config_table, err, sizeof err) == 0, "table: %s", err);
     CHECK(parse_with(NULL, NULL, &cfg, err) == 0, "defaults");
     CHECK(cfg.sync == TP_SYNC_BARRIER && cfg.warmup == 3 && cfg.tol == 0.05 && cfg.slack == 0 &&
-              cfg.exact_max == 16 && cfg.apply == 1 && cfg.yield == TP_YIELD_OFF && !cfg.report,
+              cfg.exact_max == 16 && cfg.apply == 1 && cfg.yield == TP_YIELD_OFF && !cfg.report[0],
           "default values");
     CHECK(parse_with("TASKPACK_SYNC", "MPI_Alltoall", &cfg, err) == 0 &&
               cfg.sync == TP_SYNC_ALLTOALL,
@@ -49,18 +51,22 @@ int main(void)
     CHECK(parse_with("TASKPACK_SLACK", "0.25", &cfg, err) == 0 && cfg.slack == 0.25, "slack");
     CHECK(parse_with("TASKPACK_YIELD", "sleep", &cfg, err) == 0 && cfg.yield == TP_YIELD_SLEEP,
           "yield sleep");
-    expect_bad("TASKPACK_SYNC", "MPI_Foo", "MPI_Barrier, MPI_Allreduce, MPI_Alltoall");
+    CHECK(parse_with("TASKPACK_WARMUP", "0", &cfg, err) == 0 && cfg.warmup == 0, "warmup 0");
+    CHECK(parse_with("TASKPACK_REPORT", "r.json", &cfg, err) == 0 &&
+              strcmp(cfg.report, "r.json") == 0,
+          "report");
+    expect_bad("TASKPACK_SYNC", "MPI_Foo", "one of none, MPI_Barrier, MPI_Allreduce, MPI_Alltoall");
     expect_bad("TASKPACK_SYNC", "mpi_barrier", "MPI_Barrier");
     expect_bad("TASKPACK_TOL", "-0.1", "a finite real number >= 0");
     expect_bad("TASKPACK_TOL", "5%", "a finite real number >= 0");
     expect_bad("TASKPACK_TOL", "nan", "a finite real number >= 0");
     expect_bad("TASKPACK_SLACK", "-1", "a finite real number >= 0");
-    expect_bad("TASKPACK_WARMUP", "-2", "an integer from 0 to");
-    expect_bad("TASKPACK_WARMUP", "3x", "an integer from 0 to");
-    expect_bad("TASKPACK_EXACT_MAX", "21", "an integer from 0 to 20");
-    expect_bad("TASKPACK_APPLY", "yes", "an integer from 0 to 1");
-    expect_bad("TASKPACK_YIELD", "always", "off, yield, sleep");
-    expect_bad("TASKPACK_REPORT", "", "a file path");
+    expect_bad("TASKPACK_WARMUP", "-2", "an integer in [0, 1000000]");
+    expect_bad("TASKPACK_WARMUP", "3x", "an integer in [0, 1000000]");
+    expect_bad("TASKPACK_EXACT_MAX", "21", "an integer in [0, 20]");
+    expect_bad("TASKPACK_APPLY", "yes", "an integer in [0, 1]");
+    expect_bad("TASKPACK_YIELD", "always", "one of off, yield, sleep");
+    expect_bad("TASKPACK_REPORT", "", "a path shorter than 4096 bytes");
 
     char *good[] = {"PATH=/bin", "TASKPACK_SYNC=none", "TASKPACK_REPORT=r.json", NULL};
     CHECK(tp_config_check_names(good, err, sizeof err) == 0, "known names refused: %s", err);

@@ -3,7 +3,7 @@
  * to the runtime: the same strategy runs inside libtide (the actions are the engine's transport),
  * in a unit test (the actions are fakes that record what was asked) and in a simulator.
  *
- * A strategy is one file plus one line in registry.c:
+ * A strategy is one file plus its name in registry.cmake (registry.c's table is generated from it):
  *
  *   typedef struct { double next_try; } my_state;
  *   static const tide_lb_knob *const my_knobs[] = {&my_threshold, NULL};

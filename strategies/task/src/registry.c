@@ -1,17 +1,10 @@
-/* The registered task strategies: adding one is its file and one line in TIDE_LB_REGISTERED. */
+/* The registered task strategies: adding one is its file and its name in ../registry.cmake, from
+ * which the build generates TIDE_LB_REGISTERED(X), X(tide_lb_<name>) for each in that order (the
+ * order TIDE_LB's error message lists them). */
 #include "tide_lb.h"
+#include "tide_lb_registered.h"
 
 #include <string.h>
-
-/* The registered strategies, in the order TIDE_LB's error message lists them: one line each. */
-#define TIDE_LB_REGISTERED(X)                                                                      \
-    X(tide_lb_ws)                                                                                  \
-    X(tide_lb_react)                                                                               \
-    X(tide_lb_rep)                                                                                 \
-    X(tide_lb_react_rep)                                                                           \
-    X(tide_lb_proact)                                                                              \
-    X(tide_lb_proact_react)                                                                        \
-    X(tide_lb_random)
 
 #define DECLARE(ops) extern const tide_lb_ops ops;
 #define ENTRY(ops) &ops,
