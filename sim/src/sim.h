@@ -269,6 +269,7 @@ typedef struct sim {
     double coll_overhead;                  /* seconds every collective costs beyond its messages */
     double poll_turn, poll_spin, poll_cap; /* the comm thread's polling (poll.cpp) */
     int ranks_per_host;
+    int host_cores; /* cores of a host (of the first: a cluster's hosts are alike) */
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
      * less than an execution and gives the same times (otherwise executions share cores). */
     bool exec_sleeps;
