@@ -434,6 +434,9 @@ double sim_coll_deadline(const sim_rank *R); /* completion time, INFINITY while 
 /* The result of the completed collective, valid until this rank posts its second next one. */
 const double *sim_coll_take(sim_rank *R);
 const double *sim_coll_wait(sim_rank *R); /* blocks until done, then takes */
+/* The orders' cache of the collective whose result (as taken) is `result`, shared by every rank
+ * that takes it (nullptr: no such collective). */
+tide_lb_orders *sim_coll_orders(const double *result);
 /* The blocking allgatherv of a strategy's phase_begin (tide_lb_actions.allgatherv). */
 void sim_coll_allgatherv(sim_rank *R, const double *mine, int n, const int *counts, double *out);
 
