@@ -250,7 +250,8 @@ typedef struct tide_lb_host {
     void *state;
     double knob[TIDE_LB_KNOBS_MAX]; /* the strategy's own knobs, in its order */
     tide_lb_actions actions;
-    bool planning; /* inside phase_begin: what moves now is the plan (the trace says so) */
+    tide_lb_orders orders; /* of the statuses the last phase_begin or round saw */
+    bool planning;         /* inside phase_begin: what moves now is the plan (the trace says so) */
 } tide_lb_host;
 
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);

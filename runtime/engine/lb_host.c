@@ -118,6 +118,7 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
 
 void tide_lb_host_free(tide_rt *rt)
 {
+    tide_lb_orders_free(&rt->lb.orders);
     free(rt->lb.state);
     rt->lb.state = NULL;
 }
@@ -153,6 +154,7 @@ static tide_lb_view view_of(tide_rt *rt, const tide_rank_status *all)
                           .outgoing = tide_transport_outgoing(rt),
                           .threads = rt->threads,
                           .all = all,
+                          .orders = all ? &rt->lb.orders : NULL,
                           .knob = rt->lb.knob,
                           .state = rt->lb.state,
                           .rng = &rt->rng};
@@ -161,6 +163,7 @@ static tide_lb_view view_of(tide_rt *rt, const tide_rank_status *all)
 void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all)
 {
     if (!rt->lb.ops->phase_begin) return;
+    tide_lb_orders_forget(&rt->lb.orders); /* each call follows a new status allgather */
     tide_lb_view v = view_of(rt, all);
     rt->lb.planning = true;
     rt->lb.ops->phase_begin(&v, &rt->lb.actions);
@@ -170,6 +173,7 @@ void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all)
 void tide_lb_round(tide_rt *rt, const tide_rank_status *all)
 {
     if (!rt->lb.ops->round) return;
+    tide_lb_orders_forget(&rt->lb.orders);
     tide_lb_view v = view_of(rt, all);
     rt->lb.ops->round(&v, &rt->lb.actions);
 }

@@ -20,14 +20,22 @@ typedef struct coll_op {
     double done_at = INFINITY;
     std::vector<double> data;
     std::vector<long> displ;
+    tide_lb_orders orders = {}; /* of a status collective's result: one sort for every rank */
 } coll_op;
 
 static coll_op slots[SLOTS];
 
+static void slots_clear(void)
+{
+    for (coll_op &op : slots) {
+        tide_lb_orders_free(&op.orders);
+        op = coll_op{};
+    }
+}
+
 void sim_coll_init(sim *S)
 {
-    for (coll_op &op : slots)
-        op = coll_op{};
+    slots_clear();
     sg::Host *a = S->ranks.front().host, *b = S->ranks.back().host;
     std::vector<sg::Link *> links;
     double lat = 0;
@@ -41,8 +49,7 @@ void sim_coll_init(sim *S)
 
 void sim_coll_free(void)
 {
-    for (coll_op &op : slots)
-        op = coll_op{};
+    slots_clear();
 }
 
 double sim_allgather_time(int P, double lat, double bw, double bytes)
@@ -72,6 +79,7 @@ void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)
         for (int i = 0; i < S->P; i++)
             op->displ[(size_t)i + 1] = op->displ[(size_t)i] + (counts ? counts[i] : n);
         op->data.assign((size_t)op->displ[(size_t)S->P], 0.0);
+        tide_lb_orders_forget(&op->orders);
     }
     if (n > 0) memcpy(&op->data[(size_t)op->displ[(size_t)R->id]], mine, (size_t)n * sizeof *mine);
     if (++op->arrived < S->P) return;
@@ -104,6 +112,13 @@ const double *sim_coll_take(sim_rank *R)
     R->coll_seq++;
     sim_mark_active(R);
     return op->data.data();
+}
+
+tide_lb_orders *sim_coll_orders(const double *result)
+{
+    for (coll_op &op : slots)
+        if (!op.data.empty() && op.data.data() == result) return &op.orders;
+    return nullptr;
 }
 
 const double *sim_coll_wait(sim_rank *R)

@@ -20,9 +20,9 @@ extern char **environ;
 
 const char sim_usage[] =
     "usage: tide-sim [options]   (Tide's knobs are TIDE_* environment variables, docs/config.md)\n"
-    "  --platform NAME|FILE  SimGrid platform: local, coolmuc2, omnipath, ethernet, or an XML "
-    "file\n"
-    "                        (default local; sim/platforms/, docs/sim.md)\n"
+    "  --platform NAME|FILE  SimGrid platform: local, coolmuc2, omnipath, edr, hdr, supermuc-ng,\n"
+    "                        ethernet, or an XML file (default local; sim/platforms/, "
+    "docs/sim.md)\n"
     "  --ranks P             simulated ranks (default 8)\n"
     "  --threads W           workers per rank (default TIDE_THREADS, else 1)\n"
     "  --ranks-per-host K    ranks on one host (default: the platform's tide_ranks_per_host)\n"

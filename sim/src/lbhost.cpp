@@ -102,6 +102,7 @@ static tide_lb_view view_of(sim_rank *R, const tide_rank_status *all)
     v.outgoing = R->noutgoing;
     v.threads = R->S->W;
     v.all = all;
+    v.orders = all ? sim_coll_orders((const double *)all) : nullptr;
     v.knob = R->knob.data();
     v.state = R->state;
     v.rng = &R->rng;

@@ -105,7 +105,8 @@ static int place_ranks(sim *S, sg::Engine *e, char *err, size_t len)
                         cfg.platform, hosts.size(), S->P, S->ranks_per_host, need),
                -1;
     int on_one = S->P < S->ranks_per_host ? S->P : S->ranks_per_host;
-    S->exec_sleeps = hosts[0]->get_core_count() >= on_one * S->W;
+    S->host_cores = hosts[0]->get_core_count();
+    S->exec_sleeps = S->host_cores >= on_one * S->W;
     S->ranks.resize((size_t)S->P);
     for (int r = 0; r < S->P; r++)
         if (rank_init(S, &S->ranks[(size_t)r], r, hosts[(size_t)(r / S->ranks_per_host)], err, len))

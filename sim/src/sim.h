@@ -269,6 +269,7 @@ typedef struct sim {
     double coll_overhead;                  /* seconds every collective costs beyond its messages */
     double poll_turn, poll_spin, poll_cap; /* the comm thread's polling (poll.cpp) */
     int ranks_per_host;
+    int host_cores; /* cores of a host (of the first: a cluster's hosts are alike) */
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
      * less than an execution and gives the same times (otherwise executions share cores). */
     bool exec_sleeps;
@@ -433,6 +434,9 @@ double sim_coll_deadline(const sim_rank *R); /* completion time, INFINITY while 
 /* The result of the completed collective, valid until this rank posts its second next one. */
 const double *sim_coll_take(sim_rank *R);
 const double *sim_coll_wait(sim_rank *R); /* blocks until done, then takes */
+/* The orders' cache of the collective whose result (as taken) is `result`, shared by every rank
+ * that takes it (nullptr: no such collective). */
+tide_lb_orders *sim_coll_orders(const double *result);
 /* The blocking allgatherv of a strategy's phase_begin (tide_lb_actions.allgatherv). */
 void sim_coll_allgatherv(sim_rank *R, const double *mine, int n, const int *counts, double *out);
 

@@ -133,8 +133,8 @@ static void write_config(FILE *f, const sim *S)
             c->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->pred.guard, c->pred.spike);
     fprintf(f, "    \"sim\": {\"platform\": ");
     tide_json_string(f, c->platform);
-    fprintf(f, ", \"ranks_per_host\": %d, \"net\": \"%s\", \"workload\": ", S->ranks_per_host,
-            sim_net_name(c->net));
+    fprintf(f, ", \"ranks_per_host\": %d, \"host_cores\": %d, \"net\": \"%s\", \"workload\": ",
+            S->ranks_per_host, S->host_cores, sim_net_name(c->net));
     tide_json_string(f, S->wl->name.c_str());
     fprintf(f,
             ", \"task_bytes\": %.17g, \"result_bytes\": %.17g, \"coll_latency\": %.9g, "

@@ -69,6 +69,34 @@ typedef struct tide_lb_knob {
     const char *help;           /* one line for docs/config.md */
 } tide_lb_knob;
 
+/* The keys by which a strategy orders the ranks for its planner (tide_plan_order). */
+typedef enum tide_lb_key {
+    TIDE_LB_KEY_PRED,    /* L_pred: the predicted load (proact's plans) */
+    TIDE_LB_KEY_BACKLOG, /* queued + queued_in: the tasks not started (react's pairing) */
+    TIDE_LB_KEYS
+} tide_lb_key;
+
+/* A rank's value of a key: the load a strategy gives its planner for that rank. */
+static inline double tide_lb_key_value(const tide_rank_status *s, tide_lb_key key)
+{
+    return key == TIDE_LB_KEY_PRED ? s->L_pred : s->queued + s->queued_in;
+}
+
+/* The rank orders of one status collective, made when first asked (tide_lb_order) and shared by
+ * every view of its result: every rank plans from the same allgathered statuses, and in tide-sim
+ * all simulated ranks share one process, so one sort serves them all. The host owns it, forgets
+ * its orders whenever the statuses change (tide_lb_orders_forget) and frees it at the end
+ * (tide_lb_orders_free). Zeroed, it is empty. */
+typedef struct tide_lb_orders {
+    int size;                     /* ranks the arrays have room for */
+    bool made[TIDE_LB_KEYS];      /* order[k] holds the order of the current statuses */
+    int32_t *order[TIDE_LB_KEYS]; /* ranks ascending by (key value, rank) */
+    double *value;                /* room for one key's values */
+} tide_lb_orders;
+
+void tide_lb_orders_forget(tide_lb_orders *o);
+void tide_lb_orders_free(tide_lb_orders *o);
+
 /* What a strategy sees of its rank, made afresh for each callback. */
 typedef struct tide_lb_view {
     int rank, size;
@@ -84,9 +112,10 @@ typedef struct tide_lb_view {
     /* Every rank's status: at phase_begin (strategies with TIDE_LB_PHASE_SYNC) and round; NULL
      * in progress and control. */
     const tide_rank_status *all;
-    const double *knob; /* the strategy's knobs, in the order of its `knobs` list */
-    void *state;        /* state_size bytes, zeroed when the run starts, the strategy's own */
-    uint64_t *rng;      /* this rank's random stream (tide_lb_rng) */
+    tide_lb_orders *orders; /* with all: the cache of its orders (NULL: none, planners sort) */
+    const double *knob;     /* the strategy's knobs, in the order of its `knobs` list */
+    void *state;            /* state_size bytes, zeroed when the run starts, the strategy's own */
+    uint64_t *rng;          /* this rank's random stream (tide_lb_rng) */
 } tide_lb_view;
 
 /* What a strategy can do. ctx is passed back to every action. */
@@ -174,6 +203,12 @@ const char *tide_lb_names(void);
 const tide_lb_knob *const *tide_lb_all_knobs(size_t *n);
 /* Number of knobs of one strategy. */
 size_t tide_lb_knob_count(const tide_lb_ops *ops);
+
+/* The ranks of v->all in ascending (key value, rank) order, as the planners' _ordered forms take
+ * it (tide_plan.h), made once per status collective; NULL without v->all or v->orders, or when
+ * it cannot be made (no memory, a value the planners reject): the planner then sorts, and
+ * rejects, itself. */
+const int32_t *tide_lb_order(const tide_lb_view *v, tide_lb_key key);
 
 /* splitmix64: the random stream strategies draw from (deterministic for a seed). */
 static inline uint64_t tide_lb_rng(uint64_t *state)

@@ -71,6 +71,18 @@ int tide_plan_table(const tide_move_plan *plan, const int64_t *n_tasks, int64_t 
 int tide_plan_row(const tide_move_plan *plan, const int64_t *n_tasks, int32_t me, int64_t *row);
 
 /* ---------------------------------------------------------------------------------------------
+ * The load order: every planner below starts by sorting the ranks by (load[i], i) ascending.
+ * A caller that plans from the same loads many times (every rank of a collective plans from the
+ * same allgathered loads, and tide-sim runs all of them in one process) sorts once with
+ * tide_plan_order and passes the order to a planner's _ordered form, which checks it in O(np)
+ * instead of sorting: an order that is not exactly that sort of `load` is TIDE_PLAN_EINVAL.
+ * order == NULL: the planner sorts. The plan is the same either way.
+ * ------------------------------------------------------------------------------------------- */
+/* order receives np ranks in ascending (load, rank) order. Returns TIDE_PLAN_OK,
+ * TIDE_PLAN_EINVAL (np < 1, a null pointer, a negative or non-finite load) or TIDE_PLAN_ENOMEM. */
+int tide_plan_order(int32_t np, const double *load, int32_t *order);
+
+/* ---------------------------------------------------------------------------------------------
  * Proactive planner (Algorithm 1 of Chung, Schulz et al., "Proactive task offloading for load
  * balancing in iterative applications"), uniform task weights.
  *
@@ -102,6 +114,10 @@ int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, voi
  * sender; only ranks beyond their margins send or receive. */
 int tide_plan_proact_margin(int32_t np, const double *load, const double *margin,
                             const int64_t *n_tasks, void *scratch, tide_move_plan *plan);
+/* With the load order given (tide_plan_order; NULL: sorted here). */
+int tide_plan_proact_ordered(int32_t np, const double *load, const double *margin,
+                             const int32_t *order, const int64_t *n_tasks, void *scratch,
+                             tide_move_plan *plan);
 
 /* ---------------------------------------------------------------------------------------------
  * Proactive planner with per-task predicted weights.
@@ -130,6 +146,11 @@ int tide_plan_proact_weighted(int32_t np, const double *load, const int64_t *tas
 int tide_plan_proact_weighted_margin(int32_t np, const double *load, const double *margin,
                                      const int64_t *task_off, const double *task_w, void *scratch,
                                      int32_t *dest, tide_move_plan *plan);
+/* With the load order given (tide_plan_order; NULL: sorted here). */
+int tide_plan_proact_weighted_ordered(int32_t np, const double *load, const double *margin,
+                                      const int32_t *order, const int64_t *task_off,
+                                      const double *task_w, void *scratch, int32_t *dest,
+                                      tide_move_plan *plan);
 
 /* ---------------------------------------------------------------------------------------------
  * Transfer-aware plans: what a plan's moves cost (docs/offload-planner.md, "What moves cost").
@@ -236,6 +257,10 @@ size_t tide_plan_react_scratch_bytes(int32_t np);
 int tide_plan_react(int32_t np, const double *load, const int64_t *n_tasks,
                     const tide_react_params *params, int32_t me, void *scratch,
                     tide_react_decision *out);
+/* With the load order given (tide_plan_order; NULL: sorted here). */
+int tide_plan_react_ordered(int32_t np, const double *load, const int32_t *order,
+                            const int64_t *n_tasks, const tide_react_params *params, int32_t me,
+                            void *scratch, tide_react_decision *out);
 /* The decisions of all ranks at once (out has np entries), e.g. for a simulator or tests. */
 int tide_plan_react_all(int32_t np, const double *load, const int64_t *n_tasks,
                         const tide_react_params *params, void *scratch, tide_react_decision *out);

@@ -4,7 +4,6 @@
 #include "plan_internal.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,59 +33,40 @@ static int compare_rank_keys(const void *pa, const void *pb)
     return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-/* The last large sort's input and output, shared by every caller. Every rank sorts the same
- * allgathered loads each round; in tide-sim all P simulated ranks run in one process, so the
- * same P loads were sorted P times a round (P^2 log P, the simulator's largest cost at 512
- * ranks). The order is total (load, then rank; the planners check loads are finite), so a hit
- * gives exactly the keys the sort would; a miss costs a compare and a copy. A caller that finds
- * the memo busy sorts alone. The buffers live as long as the process. */
-#define PLAN_MEMO_MIN_RANKS 64
-static pthread_mutex_t memo_mu = PTHREAD_MUTEX_INITIALIZER;
-static double *memo_load;
-static plan_rank_key *memo_keys;
-static int32_t memo_np, memo_cap;
-
-static int memo_get(int32_t np, const double *load, plan_rank_key *keys)
+int plan_sort_ranks(int32_t np, const double *load, const int32_t *order, plan_rank_key *keys)
 {
-    int hit = memo_np == np && memcmp(memo_load, load, (size_t)np * sizeof *load) == 0;
-    if (hit) memcpy(keys, memo_keys, (size_t)np * sizeof *keys);
-    return hit;
-}
-
-static void memo_put(int32_t np, const double *load, const plan_rank_key *keys)
-{
-    if (np > memo_cap) {
-        double *l = realloc(memo_load, (size_t)np * sizeof *l);
-        if (l != NULL) memo_load = l;
-        plan_rank_key *k = l != NULL ? realloc(memo_keys, (size_t)np * sizeof *k) : NULL;
-        if (k != NULL) memo_keys = k;
-        if (l == NULL || k == NULL) {
-            memo_np = 0; /* out of memory: no memo, the sort still ran */
-            return;
+    if (order == NULL) {
+        for (int32_t i = 0; i < np; i++) {
+            keys[i].load = load[i];
+            keys[i].rank = i;
         }
-        memo_cap = np;
+        qsort(keys, (size_t)np, sizeof *keys, compare_rank_keys);
+        return TIDE_PLAN_OK;
     }
-    memcpy(memo_load, load, (size_t)np * sizeof *load);
-    memcpy(memo_keys, keys, (size_t)np * sizeof *keys);
-    memo_np = np;
+    /* Keys strictly ascending in the total order (load, rank) name np distinct ranks of
+     * [0, np): the order is a permutation, sorted, and so exactly what the sort would give. */
+    for (int32_t k = 0; k < np; k++) {
+        int32_t r = order[k];
+        if (r < 0 || r >= np) return TIDE_PLAN_EINVAL;
+        keys[k].load = load[r];
+        keys[k].rank = r;
+        if (k > 0 && compare_rank_keys(&keys[k - 1], &keys[k]) >= 0) return TIDE_PLAN_EINVAL;
+    }
+    return TIDE_PLAN_OK;
 }
 
-void plan_sort_ranks(int32_t np, const double *load, plan_rank_key *keys)
+int tide_plan_order(int32_t np, const double *load, int32_t *order)
 {
-    int memo = np >= PLAN_MEMO_MIN_RANKS && pthread_mutex_trylock(&memo_mu) == 0;
-    if (memo && memo_get(np, load, keys)) {
-        pthread_mutex_unlock(&memo_mu);
-        return;
-    }
-    for (int32_t i = 0; i < np; i++) {
-        keys[i].load = load[i];
-        keys[i].rank = i;
-    }
-    qsort(keys, (size_t)np, sizeof *keys, compare_rank_keys);
-    if (memo) {
-        memo_put(np, load, keys);
-        pthread_mutex_unlock(&memo_mu);
-    }
+    if (order == NULL) return TIDE_PLAN_EINVAL;
+    int rc = plan_check_inputs(np, load, NULL);
+    if (rc != TIDE_PLAN_OK) return rc;
+    plan_rank_key *keys = malloc((size_t)np * sizeof *keys);
+    if (keys == NULL) return TIDE_PLAN_ENOMEM;
+    plan_sort_ranks(np, load, NULL, keys);
+    for (int32_t k = 0; k < np; k++)
+        order[k] = keys[k].rank;
+    free(keys);
+    return TIDE_PLAN_OK;
 }
 
 double plan_sorted_sum(int32_t np, const plan_rank_key *keys)

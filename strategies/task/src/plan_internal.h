@@ -16,8 +16,10 @@ typedef struct plan_rank_key {
 /* Checks np, load (finite, >= 0) and, when non-NULL, n_tasks (>= 0). */
 int plan_check_inputs(int32_t np, const double *load, const int64_t *n_tasks);
 
-/* Fills keys[0..np) with (load[i], i) and sorts them ascending by (load, rank). */
-void plan_sort_ranks(int32_t np, const double *load, plan_rank_key *keys);
+/* Fills keys[0..np) with (load[i], i) sorted ascending by (load, rank): with order == NULL by
+ * sorting, else from the caller's order (tide_plan_order), checked to be exactly that sort in
+ * O(np). Returns TIDE_PLAN_OK, or TIDE_PLAN_EINVAL for an order that is not. */
+int plan_sort_ranks(int32_t np, const double *load, const int32_t *order, plan_rank_key *keys);
 
 /* Sum of the loads in sorted order: for distinct loads the order, and so the rounding, does not
  * depend on how ranks are numbered. */

@@ -43,6 +43,13 @@ int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, voi
 int tide_plan_proact_margin(int32_t np, const double *load, const double *margin,
                             const int64_t *n_tasks, void *scratch, tide_move_plan *plan)
 {
+    return tide_plan_proact_ordered(np, load, margin, NULL, n_tasks, scratch, plan);
+}
+
+int tide_plan_proact_ordered(int32_t np, const double *load, const double *margin,
+                             const int32_t *order, const int64_t *n_tasks, void *scratch,
+                             tide_move_plan *plan)
+{
     if (n_tasks == NULL || plan == NULL || plan->moves == NULL) return TIDE_PLAN_EINVAL;
     int rc = plan_check_inputs(np, load, n_tasks);
     if (rc == TIDE_PLAN_OK) rc = plan_check_margins(np, margin);
@@ -54,10 +61,12 @@ int tide_plan_proact_margin(int32_t np, const double *load, const double *margin
         keys = malloc(tide_plan_proact_scratch_bytes(np));
         if (keys == NULL) return TIDE_PLAN_ENOMEM;
     }
+    if (plan_sort_ranks(np, load, order, keys) != TIDE_PLAN_OK) {
+        if (scratch == NULL) free(keys);
+        return TIDE_PLAN_EINVAL;
+    }
     plan->np = np;
     plan->nmoves = 0;
-
-    plan_sort_ranks(np, load, keys);
     double avg = plan_sorted_sum(np, keys) / (double)np;
 
     /* hi walks offloaders down from the most loaded, lo walks victims up from the least loaded;

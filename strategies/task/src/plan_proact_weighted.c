@@ -229,6 +229,15 @@ int tide_plan_proact_weighted_margin(int32_t np, const double *load, const doubl
                                      const int64_t *task_off, const double *task_w, void *scratch,
                                      int32_t *dest, tide_move_plan *plan)
 {
+    return tide_plan_proact_weighted_ordered(np, load, margin, NULL, task_off, task_w, scratch,
+                                             dest, plan);
+}
+
+int tide_plan_proact_weighted_ordered(int32_t np, const double *load, const double *margin,
+                                      const int32_t *order, const int64_t *task_off,
+                                      const double *task_w, void *scratch, int32_t *dest,
+                                      tide_move_plan *plan)
+{
     int rc = check_weighted_inputs(np, load, margin, task_off, task_w, dest, plan);
     if (rc != TIDE_PLAN_OK) return rc;
 
@@ -238,13 +247,15 @@ int tide_plan_proact_weighted_margin(int32_t np, const double *load, const doubl
         if (base == NULL) return TIDE_PLAN_ENOMEM;
     }
     weighted_scratch s = carve(base, np, task_off[np]);
+    if (plan_sort_ranks(np, load, order, s.keys) != TIDE_PLAN_OK) {
+        if (scratch == NULL) free(base);
+        return TIDE_PLAN_EINVAL;
+    }
     plan->np = np;
     plan->nmoves = 0;
     for (int32_t i = 0; i < np; i++)
         for (int64_t t = task_off[i]; t < task_off[i + 1]; t++)
             dest[t] = i;
-
-    plan_sort_ranks(np, load, s.keys);
     double avg = plan_sorted_sum(np, s.keys) / (double)np;
 
     int32_t hi = np - 1, lo = 0;

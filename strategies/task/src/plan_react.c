@@ -62,7 +62,7 @@ static int global_gate(int32_t np, const plan_rank_key *keys, const tide_react_p
     return max > 0.0 && (max - min) / max >= p->min_rel_imbalance;
 }
 
-static int prepare(int32_t np, const double *load, const int64_t *n_tasks,
+static int prepare(int32_t np, const double *load, const int32_t *order, const int64_t *n_tasks,
                    const tide_react_params *params, void *scratch, plan_rank_key **keys)
 {
     int rc = plan_check_inputs(np, load, n_tasks);
@@ -70,17 +70,25 @@ static int prepare(int32_t np, const double *load, const int64_t *n_tasks,
     if (rc != TIDE_PLAN_OK) return rc;
     *keys = scratch != NULL ? scratch : malloc(tide_plan_react_scratch_bytes(np));
     if (*keys == NULL) return TIDE_PLAN_ENOMEM;
-    plan_sort_ranks(np, load, *keys);
-    return TIDE_PLAN_OK;
+    rc = plan_sort_ranks(np, load, order, *keys);
+    if (rc != TIDE_PLAN_OK && scratch == NULL) free(*keys);
+    return rc;
 }
 
 int tide_plan_react(int32_t np, const double *load, const int64_t *n_tasks,
                     const tide_react_params *params, int32_t me, void *scratch,
                     tide_react_decision *out)
 {
+    return tide_plan_react_ordered(np, load, NULL, n_tasks, params, me, scratch, out);
+}
+
+int tide_plan_react_ordered(int32_t np, const double *load, const int32_t *order,
+                            const int64_t *n_tasks, const tide_react_params *params, int32_t me,
+                            void *scratch, tide_react_decision *out)
+{
     if (out == NULL || me < 0 || me >= np) return TIDE_PLAN_EINVAL;
     plan_rank_key *keys;
-    int rc = prepare(np, load, n_tasks, params, scratch, &keys);
+    int rc = prepare(np, load, order, n_tasks, params, scratch, &keys);
     if (rc != TIDE_PLAN_OK) return rc;
     int32_t pos = 0;
     while (keys[pos].rank != me)
@@ -95,7 +103,7 @@ int tide_plan_react_all(int32_t np, const double *load, const int64_t *n_tasks,
 {
     if (out == NULL) return TIDE_PLAN_EINVAL;
     plan_rank_key *keys;
-    int rc = prepare(np, load, n_tasks, params, scratch, &keys);
+    int rc = prepare(np, load, NULL, n_tasks, params, scratch, &keys);
     if (rc != TIDE_PLAN_OK) return rc;
     int gate = global_gate(np, keys, params);
     for (int32_t pos = 0; pos < np; pos++)

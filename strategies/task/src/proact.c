@@ -127,7 +127,7 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     for (int i = 0; i < np; i++) {
         counts[i] = (int)v->all[i].queued;
         off[i + 1] = off[i] + counts[i];
-        load[i] = v->all[i].L_pred;
+        load[i] = tide_lb_key_value(&v->all[i], TIDE_LB_KEY_PRED);
     }
     double *w = malloc((size_t)(off[np] + 1) * sizeof *w);
     int32_t *dest = malloc((size_t)(off[np] + 1) * sizeof *dest);
@@ -139,8 +139,9 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     a->allgatherv(a->ctx, mine, counts[me], counts, w);
     margins(v, margin);
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
-    bool ok = tide_plan_proact_weighted_margin(np, load, margin, off, w, NULL, dest, &plan) ==
-              TIDE_PLAN_OK;
+    const int32_t *order = tide_lb_order(v, TIDE_LB_KEY_PRED);
+    bool ok = tide_plan_proact_weighted_ordered(np, load, margin, order, off, w, NULL, dest,
+                                                &plan) == TIDE_PLAN_OK;
     if (ok) ok = cost_weighted(v, a, off, w, dest);
     if (ok) {
         a->offload_selected(a->ctx, dest + off[me], counts[me]);
@@ -231,12 +232,13 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
     bool ok = load && margin && n && row && moves;
     if (ok) {
         for (int i = 0; i < np; i++) {
-            load[i] = v->all[i].L_pred;
+            load[i] = tide_lb_key_value(&v->all[i], TIDE_LB_KEY_PRED);
             n[i] = (int64_t)v->all[i].ntasks;
         }
         margins(v, margin);
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
-        ok = tide_plan_proact_margin(np, load, margin, n, NULL, &plan) == TIDE_PLAN_OK &&
+        ok = tide_plan_proact_ordered(np, load, margin, tide_lb_order(v, TIDE_LB_KEY_PRED), n, NULL,
+                                      &plan) == TIDE_PLAN_OK &&
              cost_uniform(v, a, &plan, load, n) &&
              tide_plan_row(&plan, n, v->rank, row) == TIDE_PLAN_OK;
         if (ok) report_uniform(v, a, &plan, load, n, margin);

@@ -58,11 +58,13 @@ tide_lb_pair tide_lb_react_pair(const tide_lb_view *v, double threshold, double 
     double *load = malloc((size_t)v->size * sizeof *load);
     if (!load) return out; /* skipping a round is safe: the next one decides again */
     for (int i = 0; i < v->size; i++)
-        load[i] = v->all[i].queued + v->all[i].queued_in;
+        load[i] = tide_lb_key_value(&v->all[i], TIDE_LB_KEY_BACKLOG);
     tide_react_params p = {threshold, REACT_MIN_GAP, (int64_t)max_tasks};
     tide_react_decision d;
-    if (tide_plan_react(v->size, load, NULL, &p, v->rank, NULL, &d) == TIDE_PLAN_OK && d.send > 0 &&
-        d.partner >= 0)
+    const int32_t *order = tide_lb_order(v, TIDE_LB_KEY_BACKLOG);
+    if (tide_plan_react_ordered(v->size, load, order, NULL, &p, v->rank, NULL, &d) ==
+            TIDE_PLAN_OK &&
+        d.send > 0 && d.partner >= 0)
         out = (tide_lb_pair){d.partner, (int)d.send};
     free(load);
     return out;
