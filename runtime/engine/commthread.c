@@ -15,6 +15,9 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+/* The longest sleep of the idle comm thread when the application thread runs the phases. */
+#define INLINE_SLEEP_MAX_US 100000L
+
 /* The body of a thread that only tries the pinning. */
 static void *try_cpu(void *arg)
 {
@@ -156,6 +159,10 @@ static void *comm_main(void *arg)
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     int empty = 0;
     long sleep_us = 1;
+    /* With inline phases nothing reaches this thread but a tide_comm_call and the stop, and both
+     * wake it (comm_cv): its sleeps may be long, and its polls leave the cores to the phases.
+     * The bound is a safety net only. */
+    long sleep_max = rt->inline_phases ? INLINE_SLEEP_MAX_US : rt->cfg.poll_sleep_max_us;
     for (;;) {
         bool did = tide_transport_poll(rt, &dispatch);
         did |= tide_transport_send_results(rt);
@@ -174,8 +181,8 @@ static void *comm_main(void *arg)
             break;
         if (++empty <= rt->cfg.poll_spin) continue;
         idle_sleep(rt, sleep_us);
-        if (sleep_us < rt->cfg.poll_sleep_max_us) sleep_us *= 2;
-        if (sleep_us > rt->cfg.poll_sleep_max_us) sleep_us = rt->cfg.poll_sleep_max_us;
+        if (sleep_us < sleep_max) sleep_us *= 2;
+        if (sleep_us > sleep_max) sleep_us = sleep_max;
     }
     return NULL;
 }
