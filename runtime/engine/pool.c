@@ -4,7 +4,12 @@
  * default wait policy spins for milliseconds), on the cores the application needs for its own
  * work between phases (issue 16, item 6; docs/performance.md, "Idle cost between phases").
  * Tide's threads cost no CPU between phases whatever OMP_WAIT_POLICY says, and that setting
- * stays the application's, for its own parallel regions.
+ * stays the application's, for its own parallel regions. Only for POOL_SPIN seconds after a
+ * phase do the workers watch for the next one before they sleep (and the application thread
+ * for the workers' return before it sleeps): a wake-up through a condition variable costs
+ * 5-50 us on a VM, more than a fine-grained phase (docs/performance.md, section 15), and an
+ * application that steps that fast calls the next taskwait within microseconds. TIDE_POLL_SPIN=0
+ * turns the watch off.
  *
  * Placement follows OpenMP's: when OMP_PROC_BIND binds threads, one parallel region at init
  * records where OpenMP puts threads 0 .. threads-1, and worker i takes thread i's CPU set. */
@@ -17,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How long a thread watches for the other side before it sleeps on the condition variable. */
+#define POOL_SPIN 20e-6
+
 struct tide_pool {
     tide_rt *rt;
     int n; /* threads - 1 */
@@ -24,10 +32,26 @@ struct tide_pool {
     cpu_set_t *masks; /* threads entries, or NULL: not bound */
     pthread_mutex_t lock;
     pthread_cond_t start_cv, done_cv;
-    int generation; /* phases started */
-    int active;     /* workers still in the current phase */
+    /* Written under lock; read without it only by the watches before a sleep. */
+    atomic_int generation; /* phases started */
+    atomic_int active;     /* workers still in the current phase */
     bool stop;
 };
+
+/* Watches *v for up to POOL_SPIN while it equals value: whether it changed. The caller then
+ * takes the lock and checks again, so a change the watch missed is never lost. */
+static bool watch_change(const tide_rt *rt, atomic_int *v, int value)
+{
+    if (rt->cfg.poll_spin == 0) return false;
+    double until = tide_now() + POOL_SPIN;
+    for (int i = 1;; i++) {
+        if (atomic_load_explicit(v, memory_order_acquire) != value) return true;
+        if (i % 32 == 0 && tide_now() > until) return false;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
 
 typedef struct worker_arg {
     tide_pool *pool;
@@ -43,6 +67,11 @@ static void *worker_main(void *arg)
     int seen = 0;
     pthread_mutex_lock(&p->lock);
     for (;;) {
+        if (p->generation == seen && !p->stop) {
+            pthread_mutex_unlock(&p->lock);
+            watch_change(p->rt, &p->generation, seen);
+            pthread_mutex_lock(&p->lock);
+        }
         while (p->generation == seen && !p->stop)
             pthread_cond_wait(&p->start_cv, &p->lock);
         if (p->stop) break;
@@ -131,6 +160,12 @@ void tide_pool_run_phase(tide_rt *rt)
     tide_worker_loop(rt, 0);
     /* Every worker has left the phase before taskwait returns: none may take a task the
      * application submits for the next one. */
+    if (atomic_load_explicit(&p->active, memory_order_acquire) > 0) {
+        int left;
+        while ((left = atomic_load_explicit(&p->active, memory_order_acquire)) > 0 &&
+               watch_change(rt, &p->active, left)) {
+        }
+    }
     pthread_mutex_lock(&p->lock);
     while (p->active > 0)
         pthread_cond_wait(&p->done_cv, &p->lock);
