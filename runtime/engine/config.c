@@ -103,7 +103,9 @@ static const tide_knob runtime_rows[] = {
      .def = "200",
      .min = 0,
      .max = 100000000,
-     .help = "empty polling turns of the comm thread and of idle workers before they sleep",
+     .help = "empty polling turns of the comm thread and of idle workers before they sleep; 0 "
+             "also stops the workers' 20 us watch for the next phase after each phase (they "
+             "sleep at once)",
      FIELD(poll_spin)},
     {.name = "TIDE_POLL_SLEEP_MAX_US",
      .kind = TIDE_KNOB_INT,
