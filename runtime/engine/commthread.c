@@ -1,9 +1,10 @@
-/* The comm thread: the only runtime thread that calls MPI. One loop turn receives messages,
- * sends results and offloaded tasks (transport.c), advances the phase protocol (phase.c), runs
- * a tide_comm_call, and lets the strategy act (lb_host.c). When nothing happens for
- * TIDE_POLL_SPIN turns it sleeps, doubling the sleep up to TIDE_POLL_SLEEP_MAX_US, so that idle
- * ranks leave the cores to the workers. This file is the top of the engine: it wires the layers
- * below together (the dispatch of incoming control messages and replica results) and is
+/* The comm thread: the only runtime thread that calls MPI, except for inline phases (phase.c),
+ * whose one allgather the application thread makes while this thread has no part in the phase. One
+ * loop turn receives messages, sends results and offloaded tasks (transport.c), advances the phase
+ * protocol (phase.c), runs a tide_comm_call, and lets the strategy act (lb_host.c). When nothing
+ * happens for TIDE_POLL_SPIN turns it sleeps, doubling the sleep up to TIDE_POLL_SLEEP_MAX_US, so
+ * that idle ranks leave the cores to the workers. This file is the top of the engine: it wires the
+ * layers below together (the dispatch of incoming control messages and replica results) and is
  * called by none of them. */
 #define _GNU_SOURCE
 #include "internal.h"
