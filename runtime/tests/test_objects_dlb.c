@@ -3,7 +3,8 @@
  * the loads. This test interposes the MPI gather family (MPI_Allgather, MPI_Allgatherv,
  * MPI_Gather, MPI_Gatherv, MPI_Alltoall, MPI_Alltoallv, through PMPI) and counts the bytes this
  * process receives through them during each tide_objects_iterate (the layer's collectives run on
- * Tide's comm thread; with TIDE_LB=none the task layer's own are non-blocking ones, not counted).
+ * Tide's comm thread; with TIDE_LB=none each phase adds one blocking allgather of the
+ * application thread, the same in every iteration, so the baseline holds it).
  * An iteration without rescheduling gives the baseline (the registration's count exchange and the
  * message routing's); an iteration that reschedules may then receive, beyond the baseline, only the
  * directory update: one int per rank and 16 bytes per moved object. A centralized strategy
@@ -13,11 +14,11 @@
  * Workload: OBJ_PER_RANK objects per rank; the objects of the ranks below size / 2 sleep
  * OBJ_HEAVY_US per iteration, the others OBJ_LIGHT_US, so the first iteration is imbalanced.
  * Checks: every object lives exactly once with its state intact, no rescheduling raises the max
- * rank load, the first rescheduling's mapping takes the max of the loads it measured below
- * 0.85 x (its decision: the iterations after it measure loads that another job on the machine
- * stretches at random, issue 27), the protocol counters are consistent, and the JSON report
- * (TIDE_OBJECTS_STATS, if set) lists every object of the last rescheduling although each rank
- * decided only on its own. */
+ * rank load (the greedy control's later ones: by at most LPT's 4/3), the first rescheduling's
+ * mapping takes the max of the loads it measured below 0.85 x (its decision: the iterations after
+ * it measure loads that another job on the machine stretches at random, issue 27), the protocol
+ * counters are consistent, and the JSON report (TIDE_OBJECTS_STATS, if set) lists every object of
+ * the last rescheduling although each rank decided only on its own. */
 #include "test_util.h"
 #include "tide.h"
 
@@ -191,9 +192,15 @@ int main(int argc, char **argv)
         if (reschedules == 1) first_ratio = r->max_before > 0 ? r->max_after / r->max_before : 1;
         CHECK(r->moved == moved && r->bytes_moved == moved * (int64_t)sizeof(obj_state),
               "record: %lld moved, %lld bytes", (long long)r->moved, (long long)r->bytes_moved);
-        CHECK(r->max_after <= r->max_before * (1 + 1e-9),
-              "rescheduling at iteration %d raised the max load: %.6f -> %.6f", it, r->max_before,
-              r->max_after);
+        /* The distributed protocols move load only from ranks above the target to ranks below
+         * it: never a higher max. The greedy control (LPT) ignores the current mapping, so once
+         * the load is balanced its remap may be a little worse than the mapping it replaces
+         * (0.016886 -> 0.016890 s seen): it keeps only LPT's bound, 4/3 of the optimum, which the
+         * current mapping's max is at least. */
+        double bound = central && reschedules > 1 ? 4.0 / 3.0 : 1 + 1e-9;
+        CHECK(r->max_after <= r->max_before * bound,
+              "rescheduling at iteration %d raised the max load: %.6f -> %.6f (bound %.4fx)", it,
+              r->max_before, r->max_after, bound);
         if (!central) {
             CHECK(r->proposals >= r->refused && r->refused >= 0 && r->unplaced >= 0,
                   "%lld proposals, %lld refused", (long long)r->proposals, (long long)r->refused);
