@@ -32,6 +32,8 @@
 
 typedef enum { PH_IDLE, PH_START_SYNC, PH_RUN, PH_ROUND, PH_END, PH_GATHER } phase_state;
 
+enum { FUSED_STEP = 2, FUSED_DOUBLES = FUSED_STEP + TIDE_RECORD_DOUBLES };
+
 struct tide_protocol {
     tide_rt *rt;
     phase_state state;
@@ -44,25 +46,8 @@ struct tide_protocol {
     bool final_checked;
     MPI_Request final_req;
     /* rt->inline_phases: phase, finalizing, then the record; this rank's and every rank's */
-    double *fused_mine, *fused_all;
+    double fused_mine[FUSED_DOUBLES], *fused_all;
 };
-
-enum { FUSED_STEP = 2, FUSED_DOUBLES = FUSED_STEP + TIDE_RECORD_DOUBLES };
-
-/* An inline allgather's step part: this rank's out, every rank's into all_status. */
-static void fused_pack_step(tide_protocol *cs)
-{
-    cs->fused_mine[0] = cs->my_status.phase;
-    cs->fused_mine[1] = cs->my_status.finalizing;
-}
-
-static void fused_unpack_steps(tide_protocol *cs)
-{
-    for (int i = 0; i < cs->rt->size; i++) {
-        const double *f = cs->fused_all + (size_t)i * FUSED_DOUBLES;
-        cs->all_status[i] = (tide_rank_status){.phase = f[0], .finalizing = f[1]};
-    }
-}
 
 static void fill_record(tide_protocol *cs)
 {
@@ -291,6 +276,21 @@ static void phase_open(tide_protocol *cs)
     rt->running = true;
 }
 
+/* An inline allgather, the phase's or tide_finalize's: this rank's step (my_status) and the record
+ * already in fused_mine out, every rank's into fused_all; their steps into all_status, checked. */
+static void fused_allgather(tide_protocol *cs)
+{
+    cs->fused_mine[0] = cs->my_status.phase;
+    cs->fused_mine[1] = cs->my_status.finalizing;
+    MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
+                  MPI_DOUBLE, cs->rt->coll_comm);
+    for (int i = 0; i < cs->rt->size; i++) {
+        const double *f = cs->fused_all + (size_t)i * FUSED_DOUBLES;
+        cs->all_status[i] = (tide_rank_status){.phase = f[0], .finalizing = f[1]};
+    }
+    check_phases(cs);
+}
+
 /* cs->state stays PH_IDLE: the comm thread reads it (tide_protocol_idle), and for the comm
  * thread no phase runs. */
 void tide_protocol_inline_begin(tide_protocol *cs)
@@ -304,12 +304,8 @@ void tide_protocol_inline_end(tide_protocol *cs)
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
     cs->my_status = (tide_rank_status){.phase = cs->nphases + 1};
     fill_record(cs);
-    fused_pack_step(cs);
     memcpy(cs->fused_mine + FUSED_STEP, &cs->mine, sizeof cs->mine);
-    MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
-                  MPI_DOUBLE, rt->coll_comm);
-    fused_unpack_steps(cs);
-    check_phases(cs);
+    fused_allgather(cs);
     for (int i = 0; i < rt->size; i++)
         memcpy(&cs->all[i], cs->fused_all + (size_t)i * FUSED_DOUBLES + FUSED_STEP,
                sizeof cs->all[i]);
@@ -396,19 +392,14 @@ bool tide_protocol_closing_done(tide_protocol *cs)
             /* The shape of an inline phase's allgather (record zero), and blocking as that one
              * is: MPI matches no blocking collective with a nonblocking one. Nothing can arrive
              * meanwhile: under a strategy that never acts no rank sends a message. */
-            memset(cs->fused_mine, 0, FUSED_DOUBLES * sizeof(double));
-            fused_pack_step(cs);
-            MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
-                          MPI_DOUBLE, rt->coll_comm);
-            fused_unpack_steps(cs);
-            check_phases(cs);
+            memset(cs->fused_mine, 0, sizeof cs->fused_mine);
+            fused_allgather(cs);
             cs->final_posted = cs->final_checked = true;
             cs->final_req = MPI_REQUEST_NULL; /* what the next call tests */
             return tide_transport_idle(rt);
-        } else {
-            MPI_Iallgather(&cs->my_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status,
-                           TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->final_req);
         }
+        MPI_Iallgather(&cs->my_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status,
+                       TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->final_req);
         cs->final_posted = true;
         return false;
     }
@@ -432,10 +423,9 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
     if (cs) {
         cs->all_status = calloc((size_t)rt->size, sizeof *cs->all_status);
         cs->all = calloc((size_t)rt->size, sizeof *cs->all);
-        cs->fused_mine = calloc(FUSED_DOUBLES, sizeof(double));
         cs->fused_all = calloc((size_t)rt->size * FUSED_DOUBLES, sizeof(double));
     }
-    if (!cs || !cs->all_status || !cs->all || !cs->fused_mine || !cs->fused_all) {
+    if (!cs || !cs->all_status || !cs->all || !cs->fused_all) {
         tide_protocol_destroy(cs);
         return NULL;
     }
@@ -449,7 +439,6 @@ void tide_protocol_destroy(tide_protocol *cs)
     if (!cs) return;
     free(cs->all_status);
     free(cs->all);
-    free(cs->fused_mine);
     free(cs->fused_all);
     free(cs);
 }

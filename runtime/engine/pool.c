@@ -160,11 +160,9 @@ void tide_pool_run_phase(tide_rt *rt)
     tide_worker_loop(rt, 0);
     /* Every worker has left the phase before taskwait returns: none may take a task the
      * application submits for the next one. */
-    if (atomic_load_explicit(&p->active, memory_order_acquire) > 0) {
-        int left;
-        while ((left = atomic_load_explicit(&p->active, memory_order_acquire)) > 0 &&
-               watch_change(rt, &p->active, left)) {
-        }
+    int left;
+    while ((left = atomic_load_explicit(&p->active, memory_order_acquire)) > 0 &&
+           watch_change(rt, &p->active, left)) {
     }
     pthread_mutex_lock(&p->lock);
     while (p->active > 0)
