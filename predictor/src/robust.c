@@ -25,8 +25,9 @@ double tide_ring_mean_abs(const tide_err_ring *r)
 {
     if (r->n == 0) return INFINITY;
     double s = 0;
-    for (int i = 0; i < r->n; i++)
-        s += r->abs[(r->head + i) % r->cap];
+    /* In age order, as it always summed (the same rounding), without a division per value. */
+    for (int i = 0, k = r->head; i < r->n; i++, k = k + 1 == r->cap ? 0 : k + 1)
+        s += r->abs[k];
     return s / r->n;
 }
 

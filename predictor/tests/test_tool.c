@@ -29,10 +29,19 @@ int main(int argc, char **argv)
     CHECK(strcmp(tide_model_name(m), "mean1000") == 0, "name");
     /* The model refits after every phase until its history is full (those fits are not
      * retrains); the wrapper's adaptivity applies to tool models too: 1002 vs 2 is a huge error,
-     * scored since the first fit, so the next phase's median error calls for a retrain. */
+     * scored since the first fit, so once the last fit has been judged on 3 phases the median
+     * error calls for a retrain; the next one waits twice as long, as the retrain did not help. */
     CHECK(tide_model_retrains(m) == 0, "retrained while the history filled");
+    for (int i = 0; i < 2; i++)
+        tide_model_observe_phase(m, 2.0, 0, NULL, NULL, 0);
+    CHECK(tide_model_retrains(m) == 0, "retrained before the last fit was judged");
     tide_model_observe_phase(m, 2.0, 0, NULL, NULL, 0);
     CHECK(tide_model_retrains(m) == 1, "retrained the tool model");
+    for (int i = 0; i < 5; i++)
+        tide_model_observe_phase(m, 2.0, 0, NULL, NULL, 0);
+    CHECK(tide_model_retrains(m) == 1, "retrained again before 6 phases");
+    tide_model_observe_phase(m, 2.0, 0, NULL, NULL, 0);
+    CHECK(tide_model_retrains(m) == 2, "no second retrain after 6 phases");
     tide_model_destroy(m);
     tide_tool_unload(&tool);
     CHECK(tool.dl_handle == NULL && tool.model == NULL, "unloaded");
