@@ -398,9 +398,31 @@ enum { TIDE_SRC_HINT = TIDE_SRC_COUNT };
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
 
+/* Who served a prediction, for the totals: rank, task, tool model, persistence, median, guard,
+ * hint (stats.c names them). */
+#define TIDE_SERVED_KINDS 7
+
+/* The run's totals so far, added up phase by phase as the phases end (stats.c): what the summary
+ * line, the verdict and TIDE_STATS' summary report, without keeping every phase. */
+typedef struct tide_run_totals {
+    double W_par, W_avg, time, ideal, unbalanced;
+    int64_t tasks, offloaded, replicated, bytes;
+    double sq_err, ape_err; /* prediction errors: squared, and relative (where L > 0) */
+    long n_err, n_ape;
+    long served[TIDE_SERVED_KINDS], predicted; /* rank-phases by who served the prediction */
+    long limits[TIDE_LB_LIMIT_COUNT], planned; /* rank-phases with a plan, by what stayed */
+} tide_run_totals;
+
+/* Every rank's records of the phases: all of them where they are written at finalize (rank 0
+ * with TIDE_STATS or a trace: keep_all), else only the last phase's (tide_stats_last_phase),
+ * so that a rank's memory does not grow with phases x ranks (1024 ranks x 10,000 phases would
+ * be 1.8 GB a rank). The totals cover every phase either way. */
 typedef struct tide_phase_log {
     int nphases, cap, nranks;
-    tide_rank_record *records; /* nphases * nranks */
+    int threads;               /* workers per rank: the phases' ideal times */
+    bool keep_all;             /* set before the first phase */
+    tide_rank_record *records; /* keep_all: nphases * nranks; else the last phase's nranks */
+    tide_run_totals totals;
 } tide_phase_log;
 
 int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all);
@@ -413,12 +435,12 @@ typedef struct tide_node_load {
 } tide_node_load;
 
 /* Writes the TIDE_STATS document to f (the caller checks the writes: tide_outfile_end). */
-void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg,
                            const tide_node_load *node, FILE *f);
 /* The finalize lines (docs/stats.md, "What finalize prints"): the summary and the verdict, the
  * lines that warn (oversubscription, proact never planned), and at TIDE_VERBOSE >= 1 the
  * predictions and the plans. */
-void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
+void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
                               const tide_node_load *node, FILE *out);
 void tide_stats_free(tide_phase_log *log);
 
@@ -477,7 +499,7 @@ typedef struct tide_verdict {
     int64_t moved; /* tasks executed away from their origin */
 } tide_verdict;
 
-tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads);
+tide_verdict tide_stats_verdict(const tide_phase_log *log);
 /* One line "tide: verdict: ..." (no newline) for lb. */
 void tide_verdict_format(const tide_verdict *v, const char *lb, char *out, size_t len);
 

@@ -8,18 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void add_totals(tide_phase_log *log);
+
 int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all)
 {
-    if (log->nphases == log->cap) {
-        int cap = log->cap ? 2 * log->cap : 64;
+    int stored = log->keep_all ? log->nphases : 0;
+    if (stored == log->cap) {
+        int cap = !log->keep_all ? 1 : log->cap ? 2 * log->cap : 64;
         tide_rank_record *r = realloc(log->records, (size_t)cap * (size_t)log->nranks * sizeof *r);
         if (!r) return TIDE_ERR_NOMEM;
         log->records = r;
         log->cap = cap;
     }
-    memcpy(log->records + (size_t)log->nphases * (size_t)log->nranks, all,
+    memcpy(log->records + (size_t)stored * (size_t)log->nranks, all,
            (size_t)log->nranks * sizeof *all);
     log->nphases++;
+    add_totals(log);
     return TIDE_OK;
 }
 
@@ -31,7 +35,10 @@ void tide_stats_free(tide_phase_log *log)
 
 static const tide_rank_record *phase_records(const tide_phase_log *log, int phase)
 {
-    return log->records + (size_t)phase * (size_t)log->nranks;
+    if (log->keep_all) return log->records + (size_t)phase * (size_t)log->nranks;
+    if (phase != log->nphases - 1)
+        tide_fatal("internal: phase %d's records were not kept (only the last phase's are)", phase);
+    return log->records;
 }
 
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
@@ -128,38 +135,37 @@ static int served_kind(const tide_rank_record *r)
 static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularity", "uncertainty",
                                                              "capacity"};
 
-typedef struct summary {
-    double W_par, W_avg, time, ideal;
-    int64_t tasks, offloaded, replicated, bytes;
-    prediction_error all;
-    long served[SERVED_KINDS], predicted;
-    long limits[TIDE_LB_LIMIT_COUNT], planned; /* rank-phases with a plan, by what stayed */
-} summary;
+_Static_assert(SERVED_KINDS == TIDE_SERVED_KINDS, "stats.c's served kinds and the totals' agree");
 
-static summary summarize(const tide_phase_log *log, int threads)
+/* The last phase into the totals, in phase order: the same sums the whole log would give. */
+static void add_totals(tide_phase_log *log)
 {
-    summary s = {0};
-    for (int p = 0; p < log->nphases; p++) {
-        tide_phase_stats ps;
-        tide_stats_compute(log, p, threads, 0, &ps);
-        s.W_par += ps.W_max;
-        s.W_avg += ps.W_avg;
-        s.time += ps.time;
-        s.ideal += ps.ideal;
-        s.tasks += ps.tasks;
-        s.offloaded += ps.offloaded;
-        s.bytes += ps.bytes_moved;
-        const tide_rank_record *r = phase_records(log, p);
-        for (int i = 0; i < log->nranks; i++) {
-            s.replicated += (int64_t)r[i].replicated;
-            add_error(&s.all, &r[i]);
-            int k = served_kind(&r[i]);
-            if (k >= 0) s.served[k]++, s.predicted++;
-            int lim = (int)r[i].plan_limit;
-            if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) s.limits[lim]++, s.planned++;
-        }
+    tide_run_totals *s = &log->totals;
+    int p = log->nphases - 1;
+    tide_phase_stats ps;
+    tide_stats_compute(log, p, log->threads, 0, &ps);
+    s->W_par += ps.W_max;
+    s->W_avg += ps.W_avg;
+    s->time += ps.time;
+    s->ideal += ps.ideal;
+    s->tasks += ps.tasks;
+    s->offloaded += ps.offloaded;
+    s->bytes += ps.bytes_moved;
+    const tide_rank_record *r = phase_records(log, p);
+    double own_max = 0;
+    for (int i = 0; i < log->nranks; i++) {
+        s->replicated += (int64_t)r[i].replicated;
+        prediction_error e = {0};
+        add_error(&e, &r[i]);
+        s->sq_err += e.sq, s->n_err += e.n, s->ape_err += e.ape, s->n_ape += e.n_ape;
+        int k = served_kind(&r[i]);
+        if (k >= 0) s->served[k]++, s->predicted++;
+        int lim = (int)r[i].plan_limit;
+        if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) s->limits[lim]++, s->planned++;
+        own_max = fmax(own_max, r[i].L / log->threads);
     }
-    return s;
+    /* A rank whose own load fits within the ideal still needs the ideal's time. */
+    s->unbalanced += fmax(own_max, ps.ideal);
 }
 
 static void json_array(FILE *f, const char *name, const tide_rank_record *r, int n, size_t field,
@@ -249,12 +255,12 @@ static void json_predictions(FILE *f, const tide_rank_record *r, int n)
 }
 
 /* Phase p's object in "phases". */
-static void json_phase(FILE *f, const tide_phase_log *log, int p, int threads)
+static void json_phase(FILE *f, const tide_phase_log *log, int p)
 {
     int n = log->nranks;
     const tide_rank_record *r = phase_records(log, p);
     tide_phase_stats ps;
-    tide_stats_compute(log, p, threads, 0, &ps);
+    tide_stats_compute(log, p, log->threads, 0, &ps);
     double task_max = 0;
     for (int i = 0; i < n; i++)
         if (r[i].task_max > task_max) task_max = r[i].task_max;
@@ -312,23 +318,15 @@ static void json_rank_errors(FILE *f, const tide_phase_log *log)
 
 /* The verdict's run totals (docs/stats.md "The verdict"; the words are verdict.c's), in the
  * summary line's time base. */
-tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads)
+tide_verdict tide_stats_verdict(const tide_phase_log *log)
 {
+    const tide_run_totals *s = &log->totals;
     tide_verdict v;
     memset(&v, 0, sizeof v);
-    for (int p = 0; p < log->nphases; p++) {
-        tide_phase_stats ps;
-        tide_stats_compute(log, p, threads, 0, &ps);
-        const tide_rank_record *r = log->records + (size_t)p * (size_t)log->nranks;
-        double own_max = 0;
-        for (int i = 0; i < log->nranks; i++)
-            own_max = fmax(own_max, r[i].L / threads);
-        /* A rank whose own load fits within the ideal still needs the ideal's time. */
-        v.unbalanced += fmax(own_max, ps.ideal);
-        v.ideal += ps.ideal;
-        v.achieved += ps.time;
-        v.moved += ps.offloaded;
-    }
+    v.unbalanced = s->unbalanced;
+    v.ideal = s->ideal;
+    v.achieved = s->time;
+    v.moved = s->offloaded;
     v.phases = log->nphases;
     v.too_short =
         v.achieved < TIDE_VERDICT_MIN_TIME || v.unbalanced < TIDE_VERDICT_MIN_PHASE * log->nphases;
@@ -340,9 +338,9 @@ tide_verdict tide_stats_verdict(const tide_phase_log *log, int threads)
 }
 
 /* The "summary" object: the run's totals. */
-static void json_summary(FILE *f, const tide_phase_log *log, int threads)
+static void json_summary(FILE *f, const tide_phase_log *log)
 {
-    summary s = summarize(log, threads);
+    tide_run_totals s = log->totals;
     fprintf(f,
             "  \"summary\": {\"phases\": %d, \"W_par\": %.9g, \"W_avg\": %.9g, "
             "\"R_imb\": %.9g, \"time_total\": %.9g, \"ideal_time\": %.9g, \"tasks\": %lld, "
@@ -351,9 +349,9 @@ static void json_summary(FILE *f, const tide_phase_log *log, int threads)
             log->nphases, s.W_par, s.W_avg, s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, s.time,
             s.ideal, (long long)s.tasks, (long long)s.offloaded, (long long)s.replicated,
             (long long)s.bytes);
-    json_error_field(f, s.all.ape, s.all.n_ape);
+    json_error_field(f, s.ape_err, (int)s.n_ape);
     fprintf(f, ", \"pred_mse\": ");
-    json_error_field(f, s.all.sq, s.all.n);
+    json_error_field(f, s.sq_err, (int)s.n_err);
     json_rank_errors(f, log);
     fprintf(f, ",\n    \"pred_sources\": {");
     for (int k = 0; k < SERVED_KINDS; k++)
@@ -361,7 +359,7 @@ static void json_summary(FILE *f, const tide_phase_log *log, int threads)
     fprintf(f, "}, \"plan_limits\": {");
     for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", limit_names[k], s.limits[k]);
-    tide_verdict v = tide_stats_verdict(log, threads);
+    tide_verdict v = tide_stats_verdict(log);
     fprintf(f,
             "},\n    \"unbalanced_time\": %.9g, \"achieved_time\": %.9g, \"saving\": %.9g, "
             "\"too_short\": %s, ",
@@ -372,16 +370,16 @@ static void json_summary(FILE *f, const tide_phase_log *log, int threads)
         fprintf(f, "\"recovered\": %.9g}", v.recovered);
 }
 
-void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg, int threads,
+void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg,
                            const tide_node_load *node, FILE *f)
 {
     fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n");
-    json_config(f, cfg, log->nranks, threads, node);
+    json_config(f, cfg, log->nranks, log->threads, node);
     fprintf(f, "  \"phases\": [");
     for (int p = 0; p < log->nphases; p++)
-        json_phase(f, log, p, threads);
+        json_phase(f, log, p);
     fprintf(f, "\n  ],\n");
-    json_summary(f, log, threads);
+    json_summary(f, log);
     fprintf(f, "\n}\n");
 }
 
@@ -397,8 +395,8 @@ static void print_oversubscribed(const tide_node_load *node, FILE *out)
 }
 
 /* The warning when proact ran but never planned (every phase before its model could fit). */
-static void print_never_planned(const tide_phase_log *log, const tide_config *cfg, const summary *s,
-                                FILE *out)
+static void print_never_planned(const tide_phase_log *log, const tide_config *cfg,
+                                const tide_run_totals *s, FILE *out)
 {
     const tide_lb_ops *ops = tide_lb_ops_find(cfg->lb);
     if (!ops || !(ops->flags & TIDE_LB_PLANS) || log->nranks < 2 || log->nphases == 0 ||
@@ -413,11 +411,11 @@ static void print_never_planned(const tide_phase_log *log, const tide_config *cf
 }
 
 /* TIDE_VERBOSE >= 1: who predicted how well, and what the plans could not balance. */
-static void print_details(const summary *s, const tide_config *cfg, FILE *out)
+static void print_details(const tide_run_totals *s, const tide_config *cfg, FILE *out)
 {
     if (s->predicted > 0) {
         fprintf(out, "tide: predictions (model %s): MAPE %.3f, served by", cfg->pred.kind,
-                s->all.n_ape ? s->all.ape / s->all.n_ape : 0.0);
+                s->n_ape ? s->ape_err / s->n_ape : 0.0);
         for (int k = 0, first = 1; k < SERVED_KINDS; k++) {
             if (!s->served[k]) continue;
             fprintf(out, "%s %s %.0f%%", first ? "" : ",", served_names[k],
@@ -433,20 +431,20 @@ static void print_details(const summary *s, const tide_config *cfg, FILE *out)
                 s->limits[TIDE_LB_LIMIT_GRANULARITY], s->planned);
 }
 
-void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg, int threads,
+void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
                               const tide_node_load *node, FILE *out)
 {
-    summary s = summarize(log, threads);
+    tide_run_totals s = log->totals;
     char replicas[64] = "";
     if (s.replicated > 0)
         snprintf(replicas, sizeof replicas, ", %lld replicas sent", (long long)s.replicated);
     fprintf(out,
             "tide: %d ranks x %d threads, lb=%s, %d phases: time %.3f s (ideal %.3f s), "
             "R_imb %.3f, %lld of %lld tasks offloaded%s, %.1f MiB moved\n",
-            log->nranks, threads, cfg->lb, log->nphases, s.time, s.ideal,
+            log->nranks, log->threads, cfg->lb, log->nphases, s.time, s.ideal,
             s.W_avg > 0 ? s.W_par / s.W_avg - 1 : 0, (long long)s.offloaded, (long long)s.tasks,
             replicas, (double)s.bytes / (1 << 20));
-    tide_verdict v = tide_stats_verdict(log, threads);
+    tide_verdict v = tide_stats_verdict(log);
     char line[768];
     tide_verdict_format(&v, cfg->lb, line, sizeof line);
     fprintf(out, "%s\n", line);

@@ -122,7 +122,7 @@ static int write_stats(tide_rt *rt)
 {
     FILE *f = tide_outfile_begin(&rt->stats_file);
     if (!f) return TIDE_ERR_INVALID;
-    tide_stats_write_json(&rt->log, &rt->cfg, rt->threads, &rt->node, f);
+    tide_stats_write_json(&rt->log, &rt->cfg, &rt->node, f);
     return tide_outfile_end(&rt->stats_file, f);
 }
 
@@ -218,6 +218,9 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     tide_node_probe(rt);
     rt->rng = rt->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)rt->rank;
     rt->log.nranks = rt->size;
+    rt->log.threads = rt->threads;
+    /* Every phase's records only where they are written at finalize (stats.c). */
+    rt->log.keep_all = rt->rank == 0 && (rt->cfg.stats_path[0] || rt->cfg.trace_path[0]);
     rt->slots = aligned_alloc(TIDE_CACHELINE, (size_t)rt->threads * sizeof *rt->slots);
     if (!rt->slots) {
         tide_predict_finalize(rt);
@@ -306,8 +309,7 @@ int tide_finalize(void)
         if (rt->cfg.stats_path[0]) keep_first(&rc, write_stats(rt));
         keep_first(&rc, tide_outfile_close(&rt->stats_file));
         keep_first(&rc, tide_outfile_close(&rt->objects_stats_file));
-        if (!rt->cfg.quiet)
-            tide_stats_print_summary(&rt->log, &rt->cfg, rt->threads, &rt->node, stdout);
+        if (!rt->cfg.quiet) tide_stats_print_summary(&rt->log, &rt->cfg, &rt->node, stdout);
     }
     MPI_Comm_free(&rt->data_comm);
     MPI_Comm_free(&rt->coll_comm);

@@ -32,9 +32,10 @@ static tide_rank_record rec(double W, double L, double task_max, double tasks, d
                               .L_unc = -1};
 }
 
+/* A log as rank 0 keeps it with TIDE_STATS: every phase; 2 threads a rank (the totals'). */
 static tide_phase_log log_of(int nranks)
 {
-    return (tide_phase_log){.nranks = nranks};
+    return (tide_phase_log){.nranks = nranks, .threads = 2, .keep_all = true};
 }
 
 /* 4 ranks x 2 threads. W = 1, 2, 3, 2: W_max 3, W_avg 2, R_imb = 3/2 - 1 = 0.5.
@@ -177,7 +178,7 @@ static void json_document(const char *python, const char *path)
     FILE *doc = fopen(path, "w");
     CHECK(doc != NULL, "cannot open %s", path);
     tide_node_load node = {4, 8, 2};
-    tide_stats_write_json(&log, &cfg, 2, &node, doc);
+    tide_stats_write_json(&log, &cfg, &node, doc);
     CHECK(fclose(doc) == 0, "closing %s", path);
     tide_stats_free(&log);
 
@@ -238,7 +239,7 @@ static void verdict(void)
     tide_rank_record p1[2] = {rec(2, 4, 0.5, 8, 0, 0, 0), rec(2, 4, 0.5, 8, 0, 0, 0)};
     CHECK_OK(tide_stats_add_phase(&log, p0));
     CHECK_OK(tide_stats_add_phase(&log, p1));
-    tide_verdict v = tide_stats_verdict(&log, 2);
+    tide_verdict v = tide_stats_verdict(&log);
     CHECK_NEAR(v.unbalanced, 5);
     CHECK_NEAR(v.ideal, 4);
     CHECK_NEAR(v.achieved, 4.5);
@@ -253,8 +254,12 @@ static void verdict(void)
               strstr(line, "moving 4 tasks") && !strstr(line, "balancing is off"),
           "%s", line);
     /* The same numbers, slower than the estimate: no "recovered none", a comparison to run. */
-    log.records[0].time = 4;
-    v = tide_stats_verdict(&log, 2);
+    tide_stats_free(&log);
+    log = log_of(2);
+    p0[0].time = 4;
+    CHECK_OK(tide_stats_add_phase(&log, p0));
+    CHECK_OK(tide_stats_add_phase(&log, p1));
+    v = tide_stats_verdict(&log);
     tide_verdict_format(&v, "rep", line, sizeof line);
     CHECK(v.recovered < 0 && strstr(line, "lb=rep took 6.000 s, no less than that estimate") &&
               strstr(line, "compare with a TIDE_LB=none run"),
@@ -264,7 +269,7 @@ static void verdict(void)
     log = log_of(2);
     p0[0] = rec(3, 6, 0.5, 12, 0, 0, 0), p0[1] = rec(1, 2, 0.5, 4, 0, 0, 0);
     CHECK_OK(tide_stats_add_phase(&log, p0));
-    v = tide_stats_verdict(&log, 2);
+    v = tide_stats_verdict(&log);
     CHECK_NEAR(v.recovered, 0);
     tide_verdict_format(&v, "none", line, sizeof line);
     CHECK(strstr(line, "save 33%") && strstr(line, "lb=none took 3.000 s, balancing is off"), "%s",
@@ -273,7 +278,7 @@ static void verdict(void)
 
     log = log_of(2); /* own loads equal: balanced, no ratio */
     CHECK_OK(tide_stats_add_phase(&log, p1));
-    v = tide_stats_verdict(&log, 2);
+    v = tide_stats_verdict(&log);
     CHECK(v.balanced && v.recovered == 0, "balanced %d recovered %g", v.balanced, v.recovered);
     tide_verdict_format(&v, "react", line, sizeof line);
     CHECK(strstr(line, "were balanced") && strstr(line, "took 2.000 s against the ideal 2.000 s"),
@@ -294,7 +299,7 @@ static void verdict_too_short(void)
                                      rec(W[c] / 4, W[c] / 2, 1e-5, 2, 0, 0, 0)};
             CHECK_OK(tide_stats_add_phase(&log, r));
         }
-        tide_verdict v = tide_stats_verdict(&log, 2);
+        tide_verdict v = tide_stats_verdict(&log);
         CHECK(v.too_short && v.recovered == 0, "case %d: too_short %d", c, v.too_short);
         char line[768];
         tide_verdict_format(&v, "react", line, sizeof line);
@@ -312,7 +317,7 @@ static int print_lines(const tide_phase_log *log, const tide_config *cfg, tide_n
 {
     FILE *f = fmemopen(buf, len, "w");
     CHECK(f, "fmemopen");
-    tide_stats_print_summary(log, cfg, 2, &node, f);
+    tide_stats_print_summary(log, cfg, &node, f);
     fclose(f);
     int n = 0;
     for (const char *c = buf; *c; c++)
@@ -351,8 +356,11 @@ static void finalize_lines(void)
               strstr(out, "\ntide: in 3 of 6 planned rank-phases"),
           "%d lines:\n%s", n, out);
     cfg.verbose = 0;
-    for (int k = 0; k < 6; k++)
-        log.records[k].plan_limit = -1; /* no plan in any phase */
+    tide_stats_free(&log);
+    log = log_of(2);
+    p[0].plan_limit = p[1].plan_limit = -1; /* no plan in any phase */
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(tide_stats_add_phase(&log, p));
     n = print_lines(&log, &cfg, fits, out, sizeof out);
     CHECK(n == 3 && strstr(out, "\ntide: proact never planned: in these 3 phases ") &&
               strstr(out, "2 x TIDE_PRED_WINDOW + 2 = 10 phases"),
@@ -361,6 +369,47 @@ static void finalize_lines(void)
     n = print_lines(&log, &cfg, fits, out, sizeof out);
     CHECK(n == 2 && strstr(out, "39 replicas sent"), "%d lines:\n%s", n, out);
     tide_stats_free(&log);
+}
+
+/* A rank that writes nothing at finalize keeps only the last phase's records, and its totals,
+ * summary line and verdict are those of the full log to the last bit: 500 phases of 3 ranks
+ * with predictions, plans and replicas, added to both logs. */
+static void last_phase_only(void)
+{
+    tide_phase_log all = log_of(3), last = log_of(3);
+    last.keep_all = false;
+    for (int k = 0; k < 500; k++) {
+        tide_rank_record r[3];
+        for (int i = 0; i < 3; i++) {
+            double w = 0.001 * (1 + (k * 7 + i * 13) % 11);
+            r[i] = rec(w, 1.5 * w, 0.0002, 10 + i, k % 3 == i, i == 2 ? k % 4 : 0, 1000 * i);
+            r[i].L_pred = k < 5 ? -1 : 1.4 * w, r[i].L_unc = 0.0001;
+            r[i].pred_source = TIDE_SRC_MODEL, r[i].pred_model = TIDE_PMODEL_RANK;
+            r[i].plan_limit = k % 5 == 0 ? -1 : i % TIDE_LB_LIMIT_COUNT;
+            r[i].replicated = k % 7 == 0;
+        }
+        CHECK_OK(tide_stats_add_phase(&all, r));
+        CHECK_OK(tide_stats_add_phase(&last, r));
+        tide_phase_stats a, b;
+        tide_stats_compute(&all, k, 2, 1, &a);
+        tide_stats_compute(&last, k, 2, 1, &b);
+        CHECK(memcmp(&a, &b, sizeof a) == 0, "phase %d's statistics differ", k);
+    }
+    CHECK(last.cap == 1 && all.cap >= 500, "kept %d and %d phases", last.cap, all.cap);
+    CHECK(memcmp(&all.totals, &last.totals, sizeof all.totals) == 0, "the totals differ");
+    tide_verdict va = tide_stats_verdict(&all), vb = tide_stats_verdict(&last);
+    CHECK(memcmp(&va, &vb, sizeof va) == 0, "the verdicts differ");
+    tide_config cfg;
+    tide_config_defaults(&cfg);
+    cfg.verbose = 1;
+    char la[2048], lb[2048];
+    int na = print_lines(&all, &cfg, (tide_node_load){0}, la, sizeof la);
+    int nb = print_lines(&last, &cfg, (tide_node_load){0}, lb, sizeof lb);
+    CHECK(na == nb && strcmp(la, lb) == 0, "finalize lines differ:\n%s\n%s", la, lb);
+    CHECK(all.totals.predicted == 3 * 495 && all.totals.replicated == 3 * 72,
+          "%ld predictions, %lld replicas", all.totals.predicted, (long long)all.totals.replicated);
+    tide_stats_free(&all);
+    tide_stats_free(&last);
 }
 
 int main(int argc, char **argv)
@@ -379,6 +428,7 @@ int main(int argc, char **argv)
     verdict();
     verdict_too_short();
     finalize_lines();
+    last_phase_only();
     printf("stats formulas: R_imb, ideal, W_avg, the counts and the verdict equal the hand "
            "values\n");
     return 0;
