@@ -219,8 +219,10 @@ int sim_cbench_report(const sim_config *c, const sim_cbench *cb, const sim_cbenc
     if (!c->tide.quiet) print_summary(c, cb, res);
     if (!c->tide.stats_path[0]) return 0;
     FILE *f = fopen(c->tide.stats_path, "w");
-    if (!f) return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->tide.stats_path), 2;
+    if (!f)
+        return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->tide.stats_path), 2;
     write_json(f, c, cb, res);
-    if (fclose(f)) return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->tide.stats_path), 2;
+    if (fclose(f))
+        return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->tide.stats_path), 2;
     return 0;
 }

@@ -246,9 +246,11 @@ static int sim_global_report(const sim_global *S, char *err, size_t len)
     if (!c->tide.quiet) summarize(&S->G, stdout, false);
     if (!c->tide.stats_path[0]) return 0;
     FILE *f = fopen(c->tide.stats_path, "w");
-    if (!f) return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->tide.stats_path), 2;
+    if (!f)
+        return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->tide.stats_path), 2;
     summarize(&S->G, f, true);
-    if (fclose(f)) return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->tide.stats_path), 2;
+    if (fclose(f))
+        return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->tide.stats_path), 2;
     return 0;
 }
 

@@ -205,13 +205,15 @@ int main(int argc, char **argv)
     sim_cbench_free(&wl);
     if (rc) return die(rc, err);
     if (cfg.workload == SIM_WL_CBENCH) return 0;                          /* reported there */
-    if (cfg.tide.global_lb[0] && strcmp(cfg.tide.global_lb, "none") != 0) return 0; /* reported there */
+    if (cfg.tide.global_lb[0] && strcmp(cfg.tide.global_lb, "none") != 0)
+        return 0; /* reported there */
     if (S.violations) {
         snprintf(err, sizeof err, "%ld exactly-once violations; the first: %s", S.violations,
                  S.violation);
         return die(3, err);
     }
-    if (cfg.tide.stats_path[0] && sim_stats_write(&S, cfg.tide.stats_path, err, sizeof err)) return die(2, err);
+    if (cfg.tide.stats_path[0] && sim_stats_write(&S, cfg.tide.stats_path, err, sizeof err))
+        return die(2, err);
     if (cfg.moves[0] && sim_moves_write(&S, cfg.moves, err, sizeof err)) return die(2, err);
     if (!cfg.tide.quiet) sim_stats_print_summary(&S, stdout);
     return 0;

@@ -100,7 +100,8 @@ static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
     const sim_config *c = R->S->cfg;
     double task = R->S->wl->task_bytes, len = SIM_HDR_BYTES;
     int max = c->tide.offload == TIDE_OFFLOAD_PACKED ? SIM_PACK_TASKS : 1;
-    double cap = (double)(c->tide.max_inflight / 8 < c->tide.pack_max ? c->tide.max_inflight / 8 : c->tide.pack_max);
+    double cap = (double)(c->tide.max_inflight / 8 < c->tide.pack_max ? c->tide.max_inflight / 8
+                                                                      : c->tide.pack_max);
     int n = 0;
     for (size_t i = 0; i < q->size() && n < max; i++) {
         if (n > 0 && len + task > cap) break;

@@ -327,9 +327,9 @@ void tide_config_knobs_build(tide_config_knobs *t)
                                     .owner = "task strategies",
                                     .rows = t->lb_rows,
                                     .n = n};
-    const tide_knob_table *table[TIDE_CONFIG_NTABLES] = {
-        &runtime_table, &t->lb_table, tide_model_params_knobs(), &objects_table,
-        tide_global_knobs()};
+    const tide_knob_table *table[TIDE_CONFIG_NTABLES] = {&runtime_table, &t->lb_table,
+                                                         tide_model_params_knobs(), &objects_table,
+                                                         tide_global_knobs()};
     size_t at[TIDE_CONFIG_NTABLES] = {0, 0, offsetof(tide_config, pred), 0,
                                       offsetof(tide_config, global)};
     memcpy(t->table, table, sizeof table);

@@ -32,9 +32,14 @@ static int read(char *const *env, tide_config *c, char *err, char *warn)
 
 static void values_reach_fields(void)
 {
-    char *env[] = {"TIDE_REFINE_THRESHOLD=1.5", "TIDE_DIST_MAX_PHASES=3", "TIDE_LB=proact",
-                   "TIDE_MAX_INFLIGHT=2M",      "TIDE_PRED_WINDOW=2",     "PATH=/bin",
-                   "TIDE_PROACT_MARGIN=0.25",   NULL};
+    char *env[] = {"TIDE_REFINE_THRESHOLD=1.5",
+                   "TIDE_DIST_MAX_PHASES=3",
+                   "TIDE_LB=proact",
+                   "TIDE_MAX_INFLIGHT=2M",
+                   "TIDE_PRED_WINDOW=2",
+                   "PATH=/bin",
+                   "TIDE_PROACT_MARGIN=0.25",
+                   NULL};
     tide_config c;
     char err[256], warn[256];
     CHECK(read(env, &c, err, warn) == TIDE_KNOB_OK && !warn[0], "%s %s", err, warn);
