@@ -1,394 +1,40 @@
-/* Configuration: every TIDE_* knob is a row of a knob table (tide_knob.h) and goes through one
- * parser, alike for the environment and for tide_config_set(). The runtime's own rows and the
- * objects layer's are here; the predictor (tide_predictor_knobs.h), the global strategies
- * (tide_global_knobs.h) and the task strategies (tide_lb_knob in tide_lb.h) declare theirs.
- * docs/config.md is generated from these tables (tide-knobs --markdown). */
-#define _GNU_SOURCE
+/* Configuration: libtide's side of the knob tables of the engine core (tide_core_config.h, shared
+ * with tide-sim): the tables built once per process, the values given through tide_config_set()
+ * before tide_init(), and tide_config_load, which applies them and then the environment. */
 #include "internal.h"
 
-#include "tide_global_knobs.h"
 #include "tide_knob.h"
-#include "tide_predictor_knobs.h"
 
-#include <math.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 
 extern char **environ;
 
 _Static_assert(TIDE_KNOB_ERR_CONFIG == TIDE_ERR_CONFIG, "one error code for a bad knob");
 
-static const char *const bool_names[] = {"0", "1", NULL};
-static const char *const offload_names[] = {"rr", "packed", NULL};
-static const char *const trace_format_names[] = {"auto", "json", "otf2", NULL};
-static const char *const phase_driver_names[] = {"auto", "comm", NULL};
+static tide_config_knobs tables;
 
-const char *tide_offload_name(tide_offload_kind k)
-{
-    return offload_names[k];
-}
-
-static bool lb_known(const char *v)
-{
-    return tide_lb_ops_find(v) != NULL;
-}
-
-static bool global_known(const char *v)
-{
-    return tide_global_find(v) != NULL;
-}
-
-static char global_names_text[192];
-
-static const char *global_names(void)
-{
-    return global_names_text;
-}
-
-/* -1 (not pinned), `last`, or a CPU number (tide_init then checks that every rank can use it). */
-static int set_comm_cpu(const tide_knob *k, void *field, const char *v, char *err, size_t len)
-{
-    long cpu;
-    if (strcmp(v, "last") == 0)
-        cpu = TIDE_COMM_CPU_LAST;
-    else if (!tide_knob_read_long(v, -1, CPU_SETSIZE - 1, &cpu))
-        return tide_knob_bad(k->name, v, k->allowed, err, len);
-    *(int *)field = (int)cpu;
-    return TIDE_KNOB_OK;
-}
-
-#define FIELD(member) TIDE_KNOB_FIELD(tide_config, member)
-
-static const tide_knob runtime_rows[] = {
-    {.name = "TIDE_THREADS",
-     .kind = TIDE_KNOB_INT,
-     .unset = "OpenMP's default (`OMP_NUM_THREADS`, else the core count)",
-     .min = 1,
-     .max = 4096,
-     .help = "worker threads per rank",
-     FIELD(threads)},
-    {.name = "TIDE_LB",
-     .kind = TIDE_KNOB_NAME,
-     .def = "none",
-     .known = lb_known,
-     .names = tide_lb_names,
-     .help = "task balancing strategy (docs/strategies.md); its knobs are listed below",
-     FIELD(lb)},
-    {.name = "TIDE_OFFLOAD",
-     .kind = TIDE_KNOB_CHOICE,
-     .def = "packed",
-     .choices = offload_names,
-     .help = "`rr`: one message per task; `packed`: the tasks for one destination travel in one "
-             "message",
-     FIELD(offload)},
-    {.name = "TIDE_MAX_INFLIGHT",
-     .kind = TIDE_KNOB_BYTES,
-     .def = "16M",
-     .help = "bound on bytes of task and result messages in flight per rank; a single larger "
-             "message still goes alone. What is in flight can no longer be taken back by "
-             "proact's safety net (docs/offload-planner.md); 16M keeps a link as busy as 64M did "
-             "(docs/performance.md, section 13)",
-     FIELD(max_inflight)},
-    {.name = "TIDE_PACK_MAX",
-     .kind = TIDE_KNOB_BYTES,
-     .def = "1M",
-     .help = "`packed`: most bytes in one package (at least one task goes; at most an eighth of "
-             "`TIDE_MAX_INFLIGHT`). Packing pays for small tasks; large ones travel alone, "
-             "several in flight",
-     FIELD(pack_max)},
-    {.name = "TIDE_POLL_SPIN",
-     .kind = TIDE_KNOB_INT,
-     .def = "200",
-     .min = 0,
-     .max = 100000000,
-     .help = "empty polling turns of the comm thread and of idle workers before they sleep; 0 "
-             "also stops the workers' 20 us watch for the next phase after each phase (they "
-             "sleep at once)",
-     FIELD(poll_spin)},
-    {.name = "TIDE_POLL_SLEEP_MAX_US",
-     .kind = TIDE_KNOB_INT,
-     .def = "250",
-     .min = 1,
-     .max = 1000000,
-     .help = "longest back-off sleep of the idle comm thread, in microseconds (sleeps double "
-             "from 1 us); when the application thread runs the phases (`TIDE_PHASE_DRIVER`) "
-             "the comm thread sleeps up to 100 ms instead, woken at once by what needs it",
-     FIELD(poll_sleep_max_us)},
-    {.name = "TIDE_COMM_CPU",
-     .kind = TIDE_KNOB_CUSTOM,
-     .def = "-1",
-     .set = set_comm_cpu,
-     .allowed = "-1 (not pinned), 'last', or a CPU number",
-     .help = "pin the comm thread: -1 not pinned; `last` the highest CPU of the rank's own "
-             "affinity mask (the usual choice with one rank per socket); a number: that CPU, "
-             "which `tide_init` tries on every rank (a CPU that does not exist or lies outside "
-             "the process's cpuset fails there, with one line). See docs/cluster.md",
-     FIELD(comm_cpu)},
-    {.name = "TIDE_PHASE_DRIVER",
-     .kind = TIDE_KNOB_CHOICE,
-     .def = "auto",
-     .choices = phase_driver_names,
-     .help = "who runs a phase's protocol. `auto`: under a strategy that never acts (`none`), the "
-             "application thread itself, in `tide_taskwait` (its tasks on the workers, then one "
-             "allgather of every rank's status and statistics), so that an empty phase costs "
-             "about one collective (docs/performance.md, section 15); else the comm thread. "
-             "`comm`: always the comm thread (the protocol of every other strategy)",
-     FIELD(phase_driver)},
-    {.name = "TIDE_ROUND_US",
-     .kind = TIDE_KNOB_INT,
-     .def = "500",
-     .min = 10,
-     .max = 1000000,
-     .help = "interval of the status rounds (queue lengths allgathered) of the strategies that "
-             "have them (all but `none` and `random`); the first round in which no rank has work "
-             "left ends the phase",
-     FIELD(round_us)},
-    {.name = "TIDE_TOOL",
-     .kind = TIDE_KNOB_PATH,
-     .allowed = "the path of a tool library (shorter than 1024 bytes)",
-     .owner = "runtime, predictor",
-     .help = "tool library loaded with dlopen: extra features, or its own model "
-             "(docs/predictor.md)",
-     FIELD(tool_path)},
-    {.name = "TIDE_STATS",
-     .kind = TIDE_KNOB_PATH,
-     .allowed = "a file path shorter than 1024 bytes (unset TIDE_STATS to write none)",
-     .help = "rank 0 writes the statistics JSON there at finalize (docs/stats.md; created at "
-             "init, see below)",
-     FIELD(stats_path)},
-    {.name = "TIDE_TRACE",
-     .kind = TIDE_KNOB_PATH,
-     .allowed = "a file path shorter than 1024 bytes (unset TIDE_TRACE to trace nothing)",
-     .help = "rank 0 writes one timeline of the run there at finalize: every rank's tasks, "
-             "messages, phases and plans (docs/trace.md; created at init)",
-     FIELD(trace_path)},
-    {.name = "TIDE_TRACE_FORMAT",
-     .kind = TIDE_KNOB_CHOICE,
-     .def = "auto",
-     .choices = trace_format_names,
-     .help = "`json`: Chrome trace-event JSON (Perfetto); `otf2`: an OTF2 archive (Vampir; needs a "
-             "build with the OTF2 library); `auto`: `otf2` when `TIDE_TRACE` ends in `.otf2`, else "
-             "`json`",
-     FIELD(trace_format)},
-    {.name = "TIDE_TRACE_MAX_EVENTS",
-     .kind = TIDE_KNOB_INT,
-     .def = "1000000",
-     .min = 1,
-     .max = 16000000,
-     .help = "most events kept per thread (48 bytes each, allocated as they come); later ones are "
-             "dropped and counted, and finalize says how many",
-     FIELD(trace_max_events)},
-    {.name = "TIDE_THROTTLE_RANK",
-     .kind = TIDE_KNOB_INT,
-     .def = "-1",
-     .min = -1,
-     .max = 1048576,
-     .help = "for tests and experiments: the rank whose task messages are held to "
-             "`TIDE_THROTTLE_BW`, as if its link were slow (-1: none; at most the run's last "
-             "rank, checked at init)",
-     FIELD(throttle_rank)},
-    {.name = "TIDE_THROTTLE_BW",
-     .kind = TIDE_KNOB_BYTES,
-     .def = "1G",
-     .help = "bytes per second that the task messages of `TIDE_THROTTLE_RANK` may leave at "
-             "(each waits until the previous ones would have left at this rate)",
-     FIELD(throttle_bw)},
-    {.name = "TIDE_QUIET",
-     .kind = TIDE_KNOB_CHOICE,
-     .def = "0",
-     .choices = bool_names,
-     .help = "1: nothing printed at finalize (no summary, verdict or warning line; "
-             "docs/stats.md, \"What finalize prints\")",
-     FIELD(quiet)},
-    {.name = "TIDE_VERBOSE",
-     .kind = TIDE_KNOB_INT,
-     .def = "0",
-     .min = 0,
-     .max = 2,
-     .help = "0: finalize prints the summary and the verdict (and the warning lines that "
-             "apply); 1 or 2: also the predictions' accuracy and sources and what the plans could "
-             "not balance (always in `TIDE_STATS`), and diagnostics on stderr (a load model's "
-             "fallback, the comm thread's pinning)",
-     FIELD(verbose)},
-    {.name = "TIDE_SEED",
-     .kind = TIDE_KNOB_INT,
-     .def = "1",
-     .min = 0,
-     .max = 2147483647,
-     .store = TIDE_KNOB_STORE_U64,
-     .help = "seed of the random choices (random mode); rank r uses seed and r",
-     FIELD(seed)},
-    {.name = "TIDE_STRICT",
-     .kind = TIDE_KNOB_CHOICE,
-     .def = "0",
-     .choices = bool_names,
-     .help = "1: an unknown `TIDE_*` variable in the environment fails `tide_init` (for CI). With "
-             "0 it is one warning on rank 0, unless it is within a typo's reach of a knob "
-             "(docs/config.md, above the tables), which always fails",
-     FIELD(strict)},
-    {.name = "TIDE_CHECK_EXE",
-     .kind = TIDE_KNOB_CHOICE,
-     .def = "1",
-     .choices = bool_names,
-     .help = "compare a hash of the executable's contents across ranks at init (its file "
-             "name may differ: docs/wire.md)",
-     FIELD(check_exe)},
-};
-
-static const tide_knob objects_rows[] = {
-    {.name = "TIDE_GLOBAL_LB",
-     .kind = TIDE_KNOB_NAME,
-     .def = "none",
-     .known = global_known,
-     .names = global_names,
-     .help = "global rescheduling strategy of the objects layer (docs/objects.md); its knobs are "
-             "listed below",
-     FIELD(global_lb)},
-    {.name = "TIDE_LB_PERIOD",
-     .kind = TIDE_KNOB_INT,
-     .def = "10",
-     .min = 1,
-     .max = 1000000000,
-     .help = "iterations between reschedulings",
-     FIELD(lb_period)},
-    {.name = "TIDE_OBJECTS_STATS",
-     .kind = TIDE_KNOB_PATH,
-     .allowed = "a file path shorter than 1024 bytes (unset TIDE_OBJECTS_STATS to write none)",
-     .help = "rank 0 writes its reschedulings as JSON at finalize (created at init, see below)",
-     FIELD(objects_stats_path)},
-};
-
-#define COUNT(a) (sizeof a / sizeof *a)
-
-static const tide_knob_table runtime_table = {
-    .title = "Runtime", .owner = "runtime", .rows = runtime_rows, .n = COUNT(runtime_rows)};
-static const tide_knob_table objects_table = {
-    .title = "Objects layer", .owner = "objects", .rows = objects_rows, .n = COUNT(objects_rows)};
-
-/* The task strategies' knobs (tide_lb_knob, declared in each strategy's file) as rows whose
- * values go to tide_config.lb_knob[i], i their index in tide_lb_all_knobs(). */
-static struct {
-    tide_knob rows[TIDE_LB_KNOBS_MAX];
-    char def[TIDE_LB_KNOBS_MAX][32];
-    char owner[TIDE_LB_KNOBS_MAX][192];
-    tide_knob_table table;
-} lb_knobs;
-
-static void append(char *buf, size_t len, const char *s)
-{
-    size_t used = strlen(buf);
-    if (used + 1 < len) snprintf(buf + used, len - used, "%s", s);
-}
-
-/* "task `ws`", or "task `react`, `rep`, ..." for a knob several strategies share. */
-static void lb_owner(const tide_lb_knob *k, char *buf, size_t len)
-{
-    size_t n;
-    const tide_lb_ops *const *all = tide_lb_all(&n);
-    snprintf(buf, len, "task");
-    const char *sep = " `";
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < tide_lb_knob_count(all[i]); j++)
-            if (all[i]->knobs[j] == k) {
-                append(buf, len, sep);
-                append(buf, len, all[i]->name);
-                append(buf, len, "`");
-                sep = ", `";
-            }
-}
-
-/* The default as a user would write it: whole numbers without exponent, others in the fewest
- * digits that read back as the same double. */
-static void default_text(double v, char *buf, size_t len)
-{
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(buf, len, "%.0f", v);
-        return;
-    }
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(buf, len, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v) return;
-    }
-}
-
-static void lb_row(size_t i, const tide_lb_knob *k)
-{
-    if (k->choices)
-        snprintf(lb_knobs.def[i], sizeof lb_knobs.def[i], "%s", k->choices[(int)k->def]);
-    else
-        default_text(k->def, lb_knobs.def[i], sizeof lb_knobs.def[i]);
-    lb_owner(k, lb_knobs.owner[i], sizeof lb_knobs.owner[i]);
-    lb_knobs.rows[i] = (tide_knob){.name = k->name,
-                                   .kind = k->choices   ? TIDE_KNOB_CHOICE
-                                           : k->integer ? TIDE_KNOB_INT
-                                                        : TIDE_KNOB_DOUBLE,
-                                   .def = lb_knobs.def[i],
-                                   .min = k->min,
-                                   .max = k->max,
-                                   .choices = k->choices,
-                                   .help = k->help,
-                                   .owner = lb_knobs.owner[i],
-                                   .offset = offsetof(tide_config, lb_knob) + i * sizeof(double),
-                                   .size = sizeof(double),
-                                   .store = TIDE_KNOB_STORE_DOUBLE};
-}
-
-/* Every table and where in tide_config its offsets point, in the docs' order. */
-enum { NGROUPS = 5 };
-static const tide_knob_table *group_table[NGROUPS];
-static size_t group_at[NGROUPS];
-
-/* The tables, once: the task strategies' rows and the global names come from the registries.
- * More than TIDE_LB_KNOBS_MAX strategy knobs is a build error the config_knobs test reports. */
 static void build_tables(void)
 {
-    size_t n;
-    const tide_lb_knob *const *all = tide_lb_all_knobs(&n);
-    if (n > TIDE_LB_KNOBS_MAX) n = TIDE_LB_KNOBS_MAX;
-    for (size_t i = 0; i < n; i++)
-        lb_row(i, all[i]);
-    lb_knobs.table = (tide_knob_table){.title = "Task strategies (`TIDE_LB`)",
-                                       .owner = "task strategies",
-                                       .rows = lb_knobs.rows,
-                                       .n = n};
-    tide_global_names(global_names_text, sizeof global_names_text);
-    const tide_knob_table *table[NGROUPS] = {&runtime_table, &lb_knobs.table,
-                                             tide_model_params_knobs(), &objects_table,
-                                             tide_global_knobs()};
-    size_t at[NGROUPS] = {0, 0, offsetof(tide_config, pred), 0, offsetof(tide_config, global)};
-    memcpy(group_table, table, sizeof table);
-    memcpy(group_at, at, sizeof at);
+    tide_config_knobs_build(&tables);
 }
 
-static void tables_ready(void)
+static const tide_config_knobs *tables_ready(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_tables);
+    return &tables;
 }
 
 const struct tide_knob_table *const *tide_config_tables(size_t *n)
 {
-    tables_ready();
-    *n = NGROUPS;
-    return group_table;
-}
-
-const char *tide_config_lb_knob_name(int i)
-{
-    size_t n;
-    const tide_lb_knob *const *k = tide_lb_all_knobs(&n);
-    return i >= 0 && (size_t)i < n ? k[i]->name : NULL;
+    *n = TIDE_CONFIG_NTABLES;
+    return tables_ready()->table;
 }
 
 void tide_config_defaults(tide_config *c)
 {
-    tables_ready();
-    memset(c, 0, sizeof *c);
-    tide_global_params_default(&c->global); /* its seed, which is not a knob */
-    for (size_t i = 0; i < NGROUPS; i++)
-        tide_knob_defaults(group_table[i], (char *)c + group_at[i], NULL, 0);
+    tide_config_init(tables_ready(), c);
 }
 
 int tide_config_apply(tide_config *cfg, const char *name, const char *value, char *err, size_t len)
@@ -397,14 +43,7 @@ int tide_config_apply(tide_config *cfg, const char *name, const char *value, cha
         snprintf(err, len, "configuration name and value must not be NULL");
         return TIDE_ERR_INVALID;
     }
-    tables_ready();
-    tide_knob_place places[NGROUPS];
-    for (size_t i = 0; i < NGROUPS; i++)
-        places[i] = (tide_knob_place){group_table[i], (char *)cfg + group_at[i]};
-    return tide_knob_set(places, NGROUPS, name, value,
-                         "a Tide variable (see docs/config.md; a misspelt knob would otherwise be "
-                         "ignored silently)",
-                         err, len);
+    return tide_config_parse(tables_ready(), cfg, name, value, err, len);
 }
 
 /* Values given through tide_config_set() before tide_init(), in the order given. */
@@ -440,60 +79,6 @@ void tide_config_forget_api_values(void)
     api_count = 0;
 }
 
-static bool known_name(const char *name)
-{
-    for (size_t i = 0; i < NGROUPS; i++)
-        if (tide_knob_find(group_table[i], name)) return true;
-    return false;
-}
-
-/* The variable's name, cut at 63 characters (no knob is that long). */
-static bool env_name(const char *entry, char name[64])
-{
-    const char *eq = strchr(entry, '=');
-    if (strncmp(entry, "TIDE_", 5) != 0 || !eq) return false;
-    size_t n = (size_t)(eq - entry);
-    if (n >= 64) n = 63;
-    memcpy(name, entry, n);
-    name[n] = 0;
-    return true;
-}
-
-/* An unknown name: an error when it is a misspelt knob or TIDE_STRICT=1, else a warning. */
-static int unknown_name(const tide_config *cfg, const char *name, char *err, size_t len, char *warn,
-                        size_t wlen)
-{
-    tide_knob_place places[NGROUPS];
-    for (size_t i = 0; i < NGROUPS; i++)
-        places[i] = (tide_knob_place){group_table[i], NULL};
-    tide_knob_guess g = tide_knob_guess_name(places, NGROUPS, name);
-    if (g.owned) { /* under a table's prefix: that table's line ("not a predictor parameter") */
-        tide_config scratch = *cfg;
-        return tide_config_apply(&scratch, name, "", err, len);
-    }
-    if (g.close) {
-        snprintf(err, len,
-                 "%s is not a Tide variable: did you mean %s? (docs/config.md lists them)", name,
-                 g.nearest);
-        return TIDE_ERR_CONFIG;
-    }
-    if (cfg->strict) {
-        snprintf(err, len,
-                 "%s is not a Tide variable, and TIDE_STRICT=1 makes unknown TIDE_* names errors "
-                 "(docs/config.md lists them)",
-                 name);
-        return TIDE_ERR_CONFIG;
-    }
-    append(warn, wlen, *warn ? ", " : "ignoring ");
-    append(warn, wlen, name);
-    if (g.nearest) {
-        append(warn, wlen, " (did you mean ");
-        append(warn, wlen, g.nearest);
-        append(warn, wlen, "?)");
-    }
-    return TIDE_OK;
-}
-
 int tide_config_load(tide_config *cfg, char *err, size_t len, char *warn, size_t wlen)
 {
     tide_config_defaults(cfg);
@@ -502,21 +87,5 @@ int tide_config_load(tide_config *cfg, char *err, size_t len, char *warn, size_t
         int rc = tide_config_apply(cfg, api_values[i].name, api_values[i].value, err, len);
         if (rc != TIDE_OK) return rc;
     }
-    char name[64];
-    for (char **e = environ; e && *e; e++) /* knobs first: TIDE_STRICT may come after a name */
-        if (env_name(*e, name) && known_name(name)) {
-            int rc = tide_config_apply(cfg, name, strchr(*e, '=') + 1, err, len);
-            if (rc != TIDE_OK) return rc;
-        }
-    for (char **e = environ; e && *e; e++)
-        if (env_name(*e, name) && !known_name(name)) {
-            int rc = unknown_name(cfg, name, err, len, warn, wlen);
-            if (rc != TIDE_OK) return rc;
-        }
-    if (*warn)
-        append(warn, wlen,
-               ": not Tide variables (docs/config.md lists them; TIDE_STRICT=1 makes "
-               "this an error)");
-    if (tide_model_params_validate(&cfg->pred, err, len) != TIDE_PRED_OK) return TIDE_ERR_CONFIG;
-    return TIDE_OK;
+    return tide_config_read_env(tables_ready(), cfg, environ, err, len, warn, wlen);
 }

@@ -7,6 +7,7 @@
 #include "tide_lb.h"
 #include "tide_global.h"
 #include "tide_predictor.h"
+#include "tide_core_config.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -29,44 +30,7 @@ double tide_now(void); /* monotonic seconds */
 
 /* ---- configuration (config.c) ---------------------------------------------------------------- */
 
-typedef enum { TIDE_OFFLOAD_RR = 0, TIDE_OFFLOAD_PACKED = 1 } tide_offload_kind;
-
-/* TIDE_COMM_CPU=last: the highest CPU of the rank's own affinity mask. */
-#define TIDE_COMM_CPU_LAST (-2)
-
-#define TIDE_LB_KNOBS_MAX 32
-
-typedef struct tide_config {
-    int threads; /* TIDE_THREADS; 0 = take OpenMP's default */
-    char lb[32]; /* TIDE_LB: a registered strategy name */
-    tide_offload_kind offload;
-    uint64_t max_inflight; /* TIDE_MAX_INFLIGHT bytes */
-    uint64_t pack_max;     /* TIDE_PACK_MAX: bytes of one package (packed offload) */
-    int poll_spin;         /* TIDE_POLL_SPIN: empty polls before sleeping */
-    int poll_sleep_max_us; /* TIDE_POLL_SLEEP_MAX_US: longest back-off sleep */
-    int comm_cpu;          /* TIDE_COMM_CPU: -1 = not pinned, or TIDE_COMM_CPU_LAST */
-    char stats_path[1024]; /* TIDE_STATS; "" = none */
-    int quiet;             /* TIDE_QUIET */
-    int verbose;           /* TIDE_VERBOSE */
-    uint64_t seed;         /* TIDE_SEED */
-    int check_exe;         /* TIDE_CHECK_EXE */
-    int strict;            /* TIDE_STRICT: an unknown TIDE_* name in the environment is an error */
-    int round_us;          /* TIDE_ROUND_US: interval of status rounds */
-    int phase_driver;      /* TIDE_PHASE_DRIVER: tide_phase_driver */
-    /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
-    double lb_knob[TIDE_LB_KNOBS_MAX];
-    tide_model_params pred; /* TIDE_PRED_*: the load model */
-    char tool_path[1024];   /* TIDE_TOOL */
-    char global_lb[32];     /* TIDE_GLOBAL_LB: objects' global strategy (tide_global_find name) */
-    int lb_period;          /* TIDE_LB_PERIOD: iterations between reschedulings */
-    tide_global_params global; /* TIDE_REFINE_THRESHOLD ... TIDE_DIST_MAX_PHASES (seed unused) */
-    char objects_stats_path[1024]; /* TIDE_OBJECTS_STATS; "" = none */
-    char trace_path[1024];         /* TIDE_TRACE; "" = no trace */
-    int trace_format;              /* TIDE_TRACE_FORMAT: tide_trace_format */
-    int trace_max_events;          /* TIDE_TRACE_MAX_EVENTS: per thread */
-    int throttle_rank;             /* TIDE_THROTTLE_RANK: the rank whose task sends are slowed */
-    uint64_t throttle_bw;          /* TIDE_THROTTLE_BW: to this many bytes per second */
-} tide_config;
+/* tide_config, its tables and its parser are the engine core's (tide_core_config.h). */
 
 void tide_config_defaults(tide_config *cfg);
 /* Applies one knob by its variable name; on error fills err with one line and returns
@@ -77,9 +41,6 @@ int tide_config_apply(tide_config *cfg, const char *name, const char *value, cha
  * ignored and named in warn (one line, "" when none) for rank 0 to print. */
 int tide_config_load(tide_config *cfg, char *err, size_t len, char *warn, size_t wlen);
 void tide_config_forget_api_values(void);
-const char *tide_offload_name(tide_offload_kind k);
-/* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
-const char *tide_config_lb_knob_name(int i);
 /* Every knob table (tide_knob.h) the configuration reads, in the docs' order, count in *n. */
 struct tide_knob_table;
 const struct tide_knob_table *const *tide_config_tables(size_t *n);

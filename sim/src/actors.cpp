@@ -143,7 +143,7 @@ static double loop_deadline(const sim_rank *R, const loop_wait *lw)
  * returned at, as if every turn had run. True on an event. */
 static bool wait_turn(sim_rank *R, const loop_wait *lw, double *backoff)
 {
-    double cap = 1e-6 * R->S->cfg->poll_sleep_max_us, t = now(), b = *backoff;
+    double cap = 1e-6 * R->S->cfg->tide.poll_sleep_max_us, t = now(), b = *backoff;
     double deadline = loop_deadline(R, lw), w = std::min(deadline, t + b);
     if (R->S->cfg->idle_turns != SIM_IDLE_SKIP || !R->S->ops->quiet_until || !R->running)
         return sim_wait_event(R, w);
@@ -197,7 +197,7 @@ static void idle(sim_rank *R, const loop_wait *lw, double *backoff)
 {
     bool ev =
         R->S->ops->progress ? wait_turn(R, lw, backoff) : sim_wait_event(R, loop_deadline(R, lw));
-    double max = 1e-6 * R->S->cfg->poll_sleep_max_us;
+    double max = 1e-6 * R->S->cfg->tide.poll_sleep_max_us;
     *backoff = ev ? 1e-6 : std::min(2 * *backoff, max);
     if (R->S->ops->progress && R->running) sim_lb_progress(R);
 }
@@ -206,7 +206,7 @@ static void idle(sim_rank *R, const loop_wait *lw, double *backoff)
  * (its workers wake the comm thread) joins the next round at once. */
 static void run_rounds(sim_rank *R)
 {
-    double round = 1e-6 * R->S->cfg->round_us, backoff = 1e-6;
+    double round = 1e-6 * R->S->cfg->tide.round_us, backoff = 1e-6;
     loop_wait lw = {false, now() + round};
     for (;;) {
         if (!lw.posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, lw.next))) {

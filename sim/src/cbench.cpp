@@ -32,8 +32,8 @@ static int apply_overrides(const sim_config *c, cbench_config *cc, char *err, si
 static void pick_strategy(const sim_config *c, sim_cbench *cb)
 {
     const cbench_config *cc = &cb->cfg;
-    cb->strategy = c->global_lb[0] ? c->global_lb : "none";
-    cb->period = c->lb_period ? c->lb_period : 10;
+    cb->strategy = c->tide.global_lb[0] ? c->tide.global_lb : "none";
+    cb->period = c->tide.lb_period;
     if (strcmp(cc->origin[CBENCH_LBFREQ], "default") != 0) {
         cb->period = (int)cc->lbfreq;
         if (cc->lbfreq == 0) cb->strategy = "none";
@@ -96,7 +96,7 @@ int sim_cbench_make(const sim_config *c, sim_workload *w, char *err, size_t len)
              apply_overrides(c, cc, e, sizeof e) || cbench_config_finish(cc, false, e, sizeof e);
     if (!rc && !cc->origin[CBENCH_P][0]) {
         char p[32];
-        snprintf(p, sizeof p, "%lld", (long long)c->ranks * c->threads);
+        snprintf(p, sizeof p, "%lld", (long long)c->ranks * sim_threads(c));
         rc = cbench_config_set(cc, "p", p, "ranks x workers", e, sizeof e);
     }
     rc = rc || cbench_config_check(cc, cc->r, nullptr, e, sizeof e) ||
@@ -169,7 +169,7 @@ static void write_json(FILE *f, const sim_config *c, const sim_cbench *cb,
             cc->n, cc->p, cc->r, cc->lbfreq, cc->load_unit, res->ranks, res->workers, cb->strategy,
             cb->period);
     tide_json_string(f, c->platform);
-    fprintf(f, ", \"seed\": %llu},\n", (unsigned long long)c->seed);
+    fprintf(f, ", \"seed\": %llu},\n", (unsigned long long)c->tide.seed);
     fprintf(f, "  \"total_s\": %.9g,\n", res->total_s);
     json_doubles(f, "iteration_s", res->iter_s);
     json_doubles(f, "load_max_s", res->load_max);
@@ -216,11 +216,13 @@ static void print_summary(const sim_config *c, const sim_cbench *cb, const sim_c
 int sim_cbench_report(const sim_config *c, const sim_cbench *cb, const sim_cbench_result *res,
                       char *err, size_t len)
 {
-    if (!c->quiet) print_summary(c, cb, res);
-    if (!c->stats[0]) return 0;
-    FILE *f = fopen(c->stats, "w");
-    if (!f) return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->stats), 2;
+    if (!c->tide.quiet) print_summary(c, cb, res);
+    if (!c->tide.stats_path[0]) return 0;
+    FILE *f = fopen(c->tide.stats_path, "w");
+    if (!f)
+        return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->tide.stats_path), 2;
     write_json(f, c, cb, res);
-    if (fclose(f)) return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->stats), 2;
+    if (fclose(f))
+        return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->tide.stats_path), 2;
     return 0;
 }

@@ -137,11 +137,9 @@ sim_global *sim_global_new(const sim_config *c, int P, const std::vector<sg::Hos
     sim_global *S = new sim_global();
     gsim &G = S->G;
     G.cfg = c;
-    G.st = tide_global_find(c->global_lb);
-    tide_global_params_default(&G.prm);
-    G.prm.seed = c->seed;
-    G.prm.packdrop_tolerance = c->packdrop_tolerance;
-    G.prm.gossip_fanout = c->gossip_fanout;
+    G.st = tide_global_find(c->tide.global_lb);
+    G.prm = c->tide.global; /* every TIDE_* knob of the global strategies, as libtide's */
+    G.prm.seed = c->tide.seed;
     G.P = P;
     G.lat = lat;
     G.bw = bw;
@@ -245,18 +243,20 @@ static void summarize(const gsim *G, FILE *f, bool json)
 static int sim_global_report(const sim_global *S, char *err, size_t len)
 {
     const sim_config *c = S->G.cfg;
-    if (!c->quiet) summarize(&S->G, stdout, false);
-    if (!c->stats[0]) return 0;
-    FILE *f = fopen(c->stats, "w");
-    if (!f) return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->stats), 2;
+    if (!c->tide.quiet) summarize(&S->G, stdout, false);
+    if (!c->tide.stats_path[0]) return 0;
+    FILE *f = fopen(c->tide.stats_path, "w");
+    if (!f)
+        return snprintf(err, len, "TIDE_STATS='%.900s' cannot be written", c->tide.stats_path), 2;
     summarize(&S->G, f, true);
-    if (fclose(f)) return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->stats), 2;
+    if (fclose(f))
+        return snprintf(err, len, "TIDE_STATS='%.900s': write failed", c->tide.stats_path), 2;
     return 0;
 }
 
 static void one_round(sim_global *S, int rank)
 {
-    sim_global_round(S, rank, S->G.cfg->seed);
+    sim_global_round(S, rank, S->G.cfg->tide.seed);
 }
 
 int sim_global_run_objects(const sim_config *c, const std::vector<std::vector<double>> &load,

@@ -69,10 +69,10 @@ void sim_lb_init(sim_rank *R)
     const tide_lb_knob *const *all = tide_lb_all_knobs(&nall);
     R->knob.assign(tide_lb_knob_count(ops) + 1, 0.0);
     for (size_t k = 0; k < tide_lb_knob_count(ops); k++)
-        for (size_t i = 0; i < nall && i < SIM_LB_KNOBS_MAX; i++)
-            if (all[i] == ops->knobs[k]) R->knob[k] = R->S->cfg->lb_knob[i];
+        for (size_t i = 0; i < nall && i < TIDE_LB_KNOBS_MAX; i++)
+            if (all[i] == ops->knobs[k]) R->knob[k] = R->S->cfg->tide.lb_knob[i];
     R->state = ops->state_size ? calloc(1, ops->state_size) : nullptr;
-    R->rng = R->S->cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)R->id; /* as libtide's */
+    R->rng = R->S->cfg->tide.seed * 0x9e3779b97f4a7c15ull + (uint64_t)R->id; /* as libtide's */
     R->actions = tide_lb_actions{};
     R->actions.ctx = R;
     R->actions.offload = act_offload;

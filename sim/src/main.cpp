@@ -59,7 +59,7 @@ static int rank_init(sim *S, sim_rank *R, int id, sg::Host *host, char *err, siz
     R->poll_cv = sg::ConditionVariable::create();
     R->head = R->tail = -1;
     R->busy.assign((size_t)S->P, 0);
-    R->throttle_bw = id == S->cfg->throttle_rank ? (double)S->cfg->throttle_bw : 0;
+    R->throttle_bw = id == S->cfg->tide.throttle_rank ? (double)S->cfg->tide.throttle_bw : 0;
     R->plan_transfer = -1;
     sim_lb_init(R);
     return sim_predict_init(R, err, len);
@@ -163,7 +163,7 @@ static int run(sim *S, std::vector<char *> *sgargs, char *err, size_t len)
         hosts.push_back(R.host);
     if (cfg.workload == SIM_WL_CBENCH) {
         rc = sim_cbench_run(&cfg, S->wl, hosts, S->coll_lat, S->coll_bw, err, len);
-    } else if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) {
+    } else if (cfg.tide.global_lb[0] && strcmp(cfg.tide.global_lb, "none") != 0) {
         rc = sim_global_run(&cfg, S->wl, hosts, S->coll_lat, S->coll_bw, err, len);
     } else {
         sim_poll_init(S, S->ranks[0].host);
@@ -189,13 +189,13 @@ int main(int argc, char **argv)
     sim S = {};
     S.cfg = &cfg;
     S.wl = &wl;
-    S.ops = tide_lb_ops_find(cfg.lb);
+    S.ops = tide_lb_ops_find(cfg.tide.lb);
     S.P = wl.ranks;
-    S.W = cfg.threads_set || wl.threads < 1 ? cfg.threads : wl.threads;
-    if (cfg.throttle_rank >= S.P) { /* as libtide's tide_init: the ranks are known only now */
+    S.W = cfg.tide.threads || wl.threads < 1 ? sim_threads(&cfg) : wl.threads;
+    if (cfg.tide.throttle_rank >= S.P) { /* as libtide's tide_init: the ranks are known only now */
         snprintf(err, sizeof err,
                  "TIDE_THROTTLE_RANK='%d' is invalid: the run has ranks 0 to %d (-1: none)",
-                 cfg.throttle_rank, S.P - 1);
+                 cfg.tide.throttle_rank, S.P - 1);
         sim_cbench_free(&wl);
         return die(2, err);
     }
@@ -205,14 +205,16 @@ int main(int argc, char **argv)
     sim_cbench_free(&wl);
     if (rc) return die(rc, err);
     if (cfg.workload == SIM_WL_CBENCH) return 0;                          /* reported there */
-    if (cfg.global_lb[0] && strcmp(cfg.global_lb, "none") != 0) return 0; /* reported there */
+    if (cfg.tide.global_lb[0] && strcmp(cfg.tide.global_lb, "none") != 0)
+        return 0; /* reported there */
     if (S.violations) {
         snprintf(err, sizeof err, "%ld exactly-once violations; the first: %s", S.violations,
                  S.violation);
         return die(3, err);
     }
-    if (cfg.stats[0] && sim_stats_write(&S, cfg.stats, err, sizeof err)) return die(2, err);
+    if (cfg.tide.stats_path[0] && sim_stats_write(&S, cfg.tide.stats_path, err, sizeof err))
+        return die(2, err);
     if (cfg.moves[0] && sim_moves_write(&S, cfg.moves, err, sizeof err)) return die(2, err);
-    if (!cfg.quiet) sim_stats_print_summary(&S, stdout);
+    if (!cfg.tide.quiet) sim_stats_print_summary(&S, stdout);
     return 0;
 }

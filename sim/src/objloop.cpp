@@ -119,7 +119,7 @@ void reschedule(lrank *R, int64_t i)
         sim_global_stats_get(L->G, &L->before);
         L->t_round = now();
     }
-    uint64_t seed = L->c->seed * 0x9e3779b97f4a7c15ull + (uint64_t)(i - 1); /* objects.c's */
+    uint64_t seed = L->c->tide.seed * 0x9e3779b97f4a7c15ull + (uint64_t)(i - 1); /* objects.c's */
     const std::vector<int32_t> &dest = sim_global_round(L->G, R->id, seed);
     for (size_t k = 0; k < R->objs.size(); k++)
         L->owner[(size_t)R->objs[k]] = dest[k];
@@ -235,7 +235,7 @@ int sim_cbench_run(const sim_config *c, const sim_workload *w, const std::vector
 {
     const sim_cbench *cb = w->cbench;
     if (c->cbench_mode == SIM_CBENCH_ROUND) {
-        if (!c->global_lb[0] || !strcmp(c->global_lb, "none"))
+        if (!c->tide.global_lb[0] || !strcmp(c->tide.global_lb, "none"))
             return snprintf(err, len,
                             "tide-sim: --cbench-mode round needs a strategy: --global NAME or "
                             "TIDE_GLOBAL_LB"),
@@ -246,7 +246,7 @@ int sim_cbench_run(const sim_config *c, const sim_workload *w, const std::vector
     L->c = c;
     L->cb = cb;
     L->P = (int)hosts.size();
-    L->W = c->threads;
+    L->W = sim_threads(c);
     L->n = cb->cfg.n;
     L->r = cb->cfg.r;
     L->owner = cb->owner0;

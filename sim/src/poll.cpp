@@ -26,8 +26,8 @@ static double property(const sg::Host *h, const char *name, double def)
 void sim_poll_init(sim *S, const sg::Host *h)
 {
     S->poll_turn = 1e-6 * property(h, "tide_poll_turn_us", 0.5);
-    S->poll_spin = S->cfg->poll_spin * S->poll_turn;
-    S->poll_cap = 1e-6 * S->cfg->poll_sleep_max_us;
+    S->poll_spin = S->cfg->tide.poll_spin * S->poll_turn;
+    S->poll_cap = 1e-6 * S->cfg->tide.poll_sleep_max_us;
     S->coll_overhead = 1e-6 * property(h, "tide_coll_overhead_us", 0.0);
 }
 

@@ -10,7 +10,7 @@
 
 static bool collects(const sim_config *c)
 {
-    return strcmp(c->pred.kind, "task") == 0 || strcmp(c->pred.kind, "auto") == 0;
+    return strcmp(c->tide.pred.kind, "task") == 0 || strcmp(c->tide.pred.kind, "auto") == 0;
 }
 
 int sim_predict_init(sim_rank *R, char *err, size_t len)
@@ -19,7 +19,7 @@ int sim_predict_init(sim_rank *R, char *err, size_t len)
     R->pred_kind = -1;
     R->model = nullptr;
     if (R->S->cfg->pred_mode == SIM_PRED_EXACT) return 0;
-    R->model = tide_model_create(&R->S->cfg->pred, err, len);
+    R->model = tide_model_create(&R->S->cfg->tide.pred, err, len);
     return R->model ? 0 : -1;
 }
 

@@ -68,7 +68,7 @@ void sim_channel_free(sim_rank *R, const sim_msg *m)
 
 static bool fits(const sim_rank *R, double len)
 {
-    return R->inflight == 0 || R->inflight + len <= (double)R->S->cfg->max_inflight;
+    return R->inflight == 0 || R->inflight + len <= (double)R->S->cfg->tide.max_inflight;
 }
 
 static void send_controls(sim_rank *R)
@@ -99,13 +99,14 @@ static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
 {
     const sim_config *c = R->S->cfg;
     double task = R->S->wl->task_bytes, len = SIM_HDR_BYTES;
-    int max = c->offload == SIM_OFFLOAD_PACKED ? SIM_PACK_TASKS : 1;
-    double cap = (double)(c->max_inflight / 8 < c->pack_max ? c->max_inflight / 8 : c->pack_max);
+    int max = c->tide.offload == TIDE_OFFLOAD_PACKED ? SIM_PACK_TASKS : 1;
+    double cap = (double)(c->tide.max_inflight / 8 < c->tide.pack_max ? c->tide.max_inflight / 8
+                                                                      : c->tide.pack_max);
     int n = 0;
     for (size_t i = 0; i < q->size() && n < max; i++) {
         if (n > 0 && len + task > cap) break;
         bool first_alone = n == 0 && R->inflight == 0;
-        if (!first_alone && R->inflight + len + task > (double)c->max_inflight) break;
+        if (!first_alone && R->inflight + len + task > (double)c->tide.max_inflight) break;
         len += task;
         n++;
     }

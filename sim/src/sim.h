@@ -13,6 +13,7 @@
 #ifndef TIDE_SIM_H
 #define TIDE_SIM_H
 
+#include "tide_core_config.h"
 #include "tide_lb.h"
 #include "tide_plan.h"
 #include "tide_predictor.h"
@@ -37,7 +38,6 @@ namespace sg = simgrid::s4u;
 
 /* ---- configuration (config.cpp) ---------------------------------------------------------- */
 
-enum { SIM_OFFLOAD_RR = 0, SIM_OFFLOAD_PACKED = 1 };
 enum { SIM_PRED_MODEL = 0, SIM_PRED_EXACT = 1 };
 enum { SIM_WL_MXM = 0, SIM_WL_REPLAY = 1, SIM_WL_SAMOA = 2, SIM_WL_CBENCH = 3 };
 enum { SIM_CBENCH_LOOP = 0, SIM_CBENCH_ROUND = 1 };
@@ -46,7 +46,6 @@ enum { SIM_NET_EXACT = 0, SIM_NET_FAST = 1, SIM_NET_FAIR = 2 };
 enum { SIM_IDLE_SKIP = 0, SIM_IDLE_EVERY = 1 };
 
 #define SIM_MAX_SLOW 64
-#define SIM_LB_KNOBS_MAX 64
 
 typedef struct sim_slow {
     int rank;
@@ -56,8 +55,7 @@ typedef struct sim_slow {
 typedef struct sim_config {
     /* the machine */
     char platform[1024];
-    int ranks, threads, ranks_per_host; /* ranks_per_host 0: the platform's tide_ranks_per_host */
-    int threads_set; /* TIDE_THREADS or --threads given (a replay keeps its own) */
+    int ranks, ranks_per_host; /* ranks_per_host 0: the platform's tide_ranks_per_host */
     /* the workload */
     int workload, iters, imb, tasks_per_rank, ntasks_list;
     int tasks_list[4096];
@@ -71,32 +69,28 @@ typedef struct sim_config {
     char cbench[1024];                          /* --cbench FILE: cbench's objects (cbench.cpp) */
     const char *cbench_set[SIM_CBENCH_SET_MAX]; /* --cbench-set NAME=VALUE (argv strings) */
     int ncbench_set, cbench_mode;
-    long cbench_test_twice; /* tests: this object runs twice in iteration 1 (-1: none) */
-    int lb_period;          /* TIDE_LB_PERIOD (0: not given): the loop's period without lbfreq */
-    /* Tide's knobs (the same names and ranges as libtide's, docs/config.md) */
-    char lb[32];
-    int offload, round_us, poll_spin, poll_sleep_max_us, pred_mode;
-    uint64_t max_inflight, pack_max, seed;
-    double lb_knob[SIM_LB_KNOBS_MAX]; /* in tide_lb_all_knobs() order */
-    tide_model_params pred;
-    char global_lb[32];        /* TIDE_GLOBAL_LB: one rescheduling round instead of phases */
-    double packdrop_tolerance; /* TIDE_PACKDROP_TOLERANCE */
-    int gossip_fanout;         /* TIDE_GOSSIP_FANOUT */
-    int global_migrate;        /* --global-migrate: 0 times the decision only */
-    int net;                   /* --net: SimGrid's flows, or the endpoint model (net.cpp) */
-    int idle_turns;            /* --idle-turns: SIM_IDLE_SKIP (default) or SIM_IDLE_EVERY */
-    char stats[1024];
-    char moves[1024];     /* --moves: "phase from to count" of every offload, for tests */
-    int throttle_rank;    /* TIDE_THROTTLE_RANK: its task messages are held to throttle_bw */
-    uint64_t throttle_bw; /* TIDE_THROTTLE_BW, bytes per second */
-    int quiet, help;
+    int cbench_test_twice; /* tests: this object runs twice in iteration 1 (-1: none) */
+    int pred_mode;         /* --pred: SIM_PRED_MODEL or SIM_PRED_EXACT */
+    int global_migrate;    /* --global-migrate: 0 times the decision only */
+    int net;               /* --net: SimGrid's flows, or the endpoint model (net.cpp) */
+    int idle_turns;        /* --idle-turns: SIM_IDLE_SKIP (default) or SIM_IDLE_EVERY */
+    char moves[1024];      /* --moves: "phase from to count" of every offload, for tests */
+    int help;
+    /* Tide's knobs: libtide's own tables read them (tide_core_config.h; --lb, --seed, ... and
+     * --quiet set them too); the global strategies' go to them as they are (global.cpp). */
+    tide_config tide;
 } sim_config;
+
+/* Workers per rank: TIDE_THREADS (--threads), else 1 (a replay's own count comes first). */
+static inline int sim_threads(const sim_config *c)
+{
+    return c->tide.threads > 0 ? c->tide.threads : 1;
+}
 
 /* Defaults, the TIDE_* environment, then the command line. Returns 0, or -1 with one line in
  * err (the caller exits 2). */
 int sim_config_load(sim_config *c, int argc, char **argv, char *err, size_t len);
 extern const char sim_usage[];
-const char *sim_offload_name(int k);
 const char *sim_net_name(int k); /* SIM_NET_*: "exact", "fast", "fair" */
 
 /* ---- workload (workload.cpp, replay.cpp) -------------------------------------------------- */

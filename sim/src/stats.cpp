@@ -126,11 +126,13 @@ static void write_config(FILE *f, const sim *S)
             "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
             "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
             "\"pred_guard\": %g, \"pred_spike\": %g, \"version\": \"0.1\",\n",
-            c->lb, sim_offload_name(c->offload), S->P, S->W, (unsigned long long)c->max_inflight,
-            (unsigned long long)c->pack_max, c->round_us, (unsigned long long)c->seed,
-            c->pred_mode == SIM_PRED_EXACT ? "exact" : c->pred.kind, c->pred.window, c->pred.train,
-            c->pred.retrain_err, tide_solver_name(c->pred.solver),
-            c->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->pred.guard, c->pred.spike);
+            c->tide.lb, tide_offload_name(c->tide.offload), S->P, S->W,
+            (unsigned long long)c->tide.max_inflight, (unsigned long long)c->tide.pack_max,
+            c->tide.round_us, (unsigned long long)c->tide.seed,
+            c->pred_mode == SIM_PRED_EXACT ? "exact" : c->tide.pred.kind, c->tide.pred.window,
+            c->tide.pred.train, c->tide.pred.retrain_err, tide_solver_name(c->tide.pred.solver),
+            c->tide.pred.select == TIDE_SELECT_AUTO ? "auto" : "model", c->tide.pred.guard,
+            c->tide.pred.spike);
     fprintf(f, "    \"sim\": {\"platform\": ");
     tide_json_string(f, c->platform);
     fprintf(f, ", \"ranks_per_host\": %d, \"host_cores\": %d, \"net\": \"%s\", \"workload\": ",
@@ -145,8 +147,8 @@ static void write_config(FILE *f, const sim *S)
     size_t n;
     const tide_lb_knob *const *k = tide_lb_all_knobs(&n);
     fprintf(f, "  \"lb_knobs\": {");
-    for (size_t i = 0; i < n && i < SIM_LB_KNOBS_MAX; i++)
-        fprintf(f, "%s\"%s\": %.9g", i ? ", " : "", k[i]->name, c->lb_knob[i]);
+    for (size_t i = 0; i < n && i < TIDE_LB_KNOBS_MAX; i++)
+        fprintf(f, "%s\"%s\": %.9g", i ? ", " : "", k[i]->name, c->tide.lb_knob[i]);
     fprintf(f, "},\n");
 }
 
@@ -244,8 +246,8 @@ void sim_stats_print_summary(const sim *S, FILE *out)
     fprintf(out,
             "tide-sim: %d ranks x %d workers, lb=%s, %zu phases: time %.3f s (ideal %.3f s), "
             "R_imb %.3f, %.0f of %.0f tasks offloaded, %.1f MiB moved\n",
-            S->P, S->W, S->cfg->lb, S->log.size(), time, ideal, W_avg > 0 ? W_par / W_avg - 1 : 0,
-            moved, tasks, bytes / (1 << 20));
+            S->P, S->W, S->cfg->tide.lb, S->log.size(), time, ideal,
+            W_avg > 0 ? W_par / W_avg - 1 : 0, moved, tasks, bytes / (1 << 20));
 }
 
 int sim_moves_write(const sim *S, const char *path, char *err, size_t len)

@@ -152,6 +152,9 @@ const tide_global_strategy *tide_global_strategies(size_t *n);
  * terminated when len > 0): the list an error message offers. Returns the length the whole list
  * needs, as snprintf does. */
 size_t tide_global_names(char *buf, size_t len);
+/* The same list as one string, built on the first call as tide_lb_names's: what the
+ * TIDE_GLOBAL_LB row offers (tide_core_config.h). */
+const char *tide_global_name_list(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Results.

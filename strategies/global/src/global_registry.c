@@ -46,6 +46,13 @@ size_t tide_global_names(char *buf, size_t len)
     return need;
 }
 
+const char *tide_global_name_list(void)
+{
+    static char names[192];
+    if (!names[0]) tide_global_names(names, sizeof names);
+    return names;
+}
+
 int tide_global_plan_from_mapping(int32_t np, int64_t nobj, const int32_t *owner,
                                   const int32_t *new_owner, tide_move_plan *plan)
 {
