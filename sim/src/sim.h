@@ -13,6 +13,7 @@
 #ifndef TIDE_SIM_H
 #define TIDE_SIM_H
 
+#include "tide_core_backoff.h"
 #include "tide_lb.h"
 #include "tide_plan.h"
 #include "tide_predictor.h"
@@ -265,9 +266,10 @@ typedef struct sim {
     sim_table tab[2];
     std::vector<std::vector<sim_record>> log;               /* [phase][rank] */
     std::vector<std::map<std::pair<int, int>, long>> moves; /* [phase]: --moves only */
-    double coll_lat, coll_bw;              /* the collective model's parameters (coll.cpp) */
-    double coll_overhead;                  /* seconds every collective costs beyond its messages */
-    double poll_turn, poll_spin, poll_cap; /* the comm thread's polling (poll.cpp) */
+    double coll_lat, coll_bw; /* the collective model's parameters (coll.cpp) */
+    double coll_overhead;     /* seconds every collective costs beyond its messages */
+    double poll_turn;         /* seconds of one empty turn of the comm thread (poll.cpp) */
+    tide_backoff poll;        /* its back-off (the engine core's) */
     int ranks_per_host;
     int host_cores; /* cores of a host (of the first: a cluster's hosts are alike) */
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
