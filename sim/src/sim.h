@@ -14,6 +14,7 @@
 #define TIDE_SIM_H
 
 #include "tide_core_backoff.h"
+#include "tide_core_send.h"
 #include "tide_lb.h"
 #include "tide_plan.h"
 #include "tide_predictor.h"
@@ -145,6 +146,9 @@ typedef struct sim_task {
 } sim_task;
 
 enum { M_TASKS, M_RESULT, M_CONTROL };
+/* The bytes of a message's header (tide_wire_header). */
+#define SIM_HDR_BYTES 32.0
+
 /* Engine control ops (tide_control.op from TIDE_LB_OP_ENGINE up), as in runtime/engine/replica.c */
 enum { OP_CANCEL = TIDE_LB_OP_ENGINE, OP_CANCEL_ACK };
 
