@@ -14,7 +14,7 @@
  *
  * Bytes are doubles: libtide's are whole numbers (exact below 2^53), tide-sim's modelled sizes
  * may be fractional, and both go through the same arithmetic. Pure code: no clock, no threads,
- * no globals, no allocation; the per-task steps are inline.
+ * no globals, no allocation; the steps a driver takes per task or per destination are inline.
  */
 #ifndef TIDE_CORE_SEND_H
 #define TIDE_CORE_SEND_H
@@ -92,7 +92,14 @@ static inline tide_send_pass tide_send_pass_begin(int cursor, int size)
  * to; a driver that tries every destination passes p->next, one that knows which have tasks
  * queued passes the first of those, and the ones between count as tried. False when the
  * passes are over (dest would be tried a second time since the last message left). */
-bool tide_send_pass_try(tide_send_pass *p, int dest);
+static inline bool tide_send_pass_try(tide_send_pass *p, int dest)
+{
+    int skipped = ((dest - p->next) % p->size + p->size) % p->size;
+    if (p->tried + skipped >= p->size) return false;
+    p->tried += skipped + 1;
+    p->next = (dest + 1) % p->size;
+    return true;
+}
 
 /* A message left for the destination just tried. */
 static inline void tide_send_pass_sent(tide_send_pass *p)

@@ -9,12 +9,3 @@ tide_send_pack tide_send_pack_begin(bool packed, uint64_t pack_max, uint64_t max
         packed ? TIDE_SEND_PACK_TASKS : 1, 0, (double)cap, header, inflight, max_inflight};
     return p;
 }
-
-bool tide_send_pass_try(tide_send_pass *p, int dest)
-{
-    int skipped = ((dest - p->next) % p->size + p->size) % p->size;
-    if (p->tried + skipped >= p->size) return false;
-    p->tried += skipped + 1;
-    p->next = (dest + 1) % p->size;
-    return true;
-}
