@@ -5,9 +5,11 @@
  * happens for TIDE_POLL_SPIN turns it sleeps, doubling the sleep up to TIDE_POLL_SLEEP_MAX_US, so
  * that idle ranks leave the cores to the workers. This file is the top of the engine: it wires the
  * layers below together (the dispatch of incoming control messages and replica results) and is
- * called by none of them. */
+ * called by none of them. The back-off schedule is the engine core's (tide_core_backoff.h), which
+ * tide-sim follows too. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "tide_core_backoff.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -158,12 +160,12 @@ static void *comm_main(void *arg)
     pin_self(rt);
     /* The kernel's default 50 us timer slack turns a 1 us back-off sleep into ~100 us. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    int empty = 0;
-    long sleep_us = 1;
     /* With inline phases nothing reaches this thread but a tide_comm_call and the stop, and both
      * wake it (comm_cv): its sleeps may be long, and its polls leave the cores to the phases.
      * The bound is a safety net only. */
-    long sleep_max = rt->inline_phases ? INLINE_SLEEP_MAX_US : rt->cfg.poll_sleep_max_us;
+    tide_backoff backoff;
+    tide_backoff_init(&backoff, rt->cfg.poll_spin,
+                      rt->inline_phases ? INLINE_SLEEP_MAX_US : rt->cfg.poll_sleep_max_us);
     for (;;) {
         bool did = tide_transport_poll(rt, &dispatch);
         did |= tide_transport_send_results(rt);
@@ -173,17 +175,14 @@ static void *comm_main(void *arg)
         did |= tide_replica_flush_cancels(rt);
         did |= tide_transport_complete(rt);
         if (did) {
-            empty = 0;
-            sleep_us = 1;
+            tide_backoff_busy(&backoff);
             continue;
         }
         if (atomic_load(&rt->stop) && tide_protocol_idle(rt->protocol) &&
             tide_protocol_closing_done(rt->protocol))
             break;
-        if (++empty <= rt->cfg.poll_spin) continue;
-        idle_sleep(rt, sleep_us);
-        if (sleep_us < sleep_max) sleep_us *= 2;
-        if (sleep_us > sleep_max) sleep_us = sleep_max;
+        long sleep_us = tide_backoff_idle(&backoff);
+        if (sleep_us) idle_sleep(rt, sleep_us);
     }
     return NULL;
 }

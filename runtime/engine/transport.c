@@ -1,10 +1,12 @@
 /* Transport: the data path of the comm thread. Sends in progress (bounded by
  * TIDE_MAX_INFLIGHT), tasks chosen to leave (one queue per destination), packing them into
- * messages (TIDE_OFFLOAD rr or packed), the table of offloaded tasks awaiting their result,
+ * messages (TIDE_OFFLOAD rr or packed) in the order the engine core's send scheduler decides
+ * (tide_core_send.h, which tide-sim asks too), the table of offloaded tasks awaiting their result,
  * receiving and validating every message, and the one function that applies a result. Messages
  * this layer does not own (control messages, results of replicas) go to the handlers the comm
  * thread passes in (tide_dispatch), so the layers above it are called, never included. */
 #include "internal.h"
+#include "tide_core_send.h"
 #include "tide_plan.h"
 
 #include <stdlib.h>
@@ -174,11 +176,9 @@ bool tide_transport_complete(tide_rt *rt)
     return true;
 }
 
-/* The in-flight bound admits a message when it fits, or when nothing else is in flight (a
- * single task larger than the bound must still be able to move). */
 bool tide_transport_fits(const tide_rt *rt, size_t len)
 {
-    return rt->inflight_bytes == 0 || rt->inflight_bytes + len <= rt->cfg.max_inflight;
+    return tide_send_fits((double)rt->inflight_bytes, (double)len, rt->cfg.max_inflight);
 }
 
 static size_t result_size(const tide_task *t)
@@ -256,7 +256,7 @@ int tide_transport_reclaim(tide_rt *rt, int n)
         long most = 0;
         for (int d = 0; d < rt->size; d++) {
             long c = atomic_load_explicit(&tp->outgoing[d].count, memory_order_relaxed);
-            if (c > 0 && c >= most) most = c, from = d;
+            if (tide_send_reclaim_prefers(c, most)) most = c, from = d;
         }
         tide_task *t;
         if (from < 0 || tide_queue_take_back(&tp->outgoing[from], &t, 1) != 1) break;
@@ -289,28 +289,13 @@ static bool encodable(tide_rt *rt, tide_task *t, tide_fnid *id)
     return false;
 }
 
-/* How many of a destination's waiting tasks the next message takes, and its length. */
-typedef struct package {
-    const tide_rt *rt;
-    int max, n;
-    size_t cap, len;
-} package;
-
-/* A package holds at most TIDE_PACK_MAX bytes (and at least one task), and at most an eighth of
- * the in-flight bound, so that several messages are in flight at once and packing the next
- * overlaps sending the previous. Packing pays for small tasks, whose per-message cost
- * dominates; a huge package only adds page faults (bench/micro_bandwidth.c). */
+/* How many of a destination's waiting tasks the next message takes (tide_send_pack). Packing
+ * pays for small tasks, whose per-message cost dominates; a huge package only adds page faults
+ * (bench/micro_bandwidth.c). */
 static bool measure_one(tide_queue *q, tide_task *t, void *arg)
 {
     (void)q;
-    package *p = arg;
-    size_t sz = tide_wire_task_size(t);
-    if (p->n >= p->max || (p->n > 0 && p->len + sz > p->cap)) return false;
-    bool first_alone = p->n == 0 && p->rt->inflight_bytes == 0;
-    if (!first_alone && p->rt->inflight_bytes + p->len + sz > p->rt->cfg.max_inflight) return false;
-    p->len += sz;
-    p->n++;
-    return true;
+    return tide_send_pack_add(arg, (double)tide_wire_task_size(t));
 }
 
 /* Sends at most one message to rank dest: one task (rr) or as many as the in-flight bound admits
@@ -321,16 +306,16 @@ static bool send_one_message(tide_rt *rt, int dest)
     tide_queue *q = &tp->outgoing[dest];
     if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return false;
     double now = tp->throttle_bw > 0 ? tide_now() : 0;
-    if (now && now < tp->throttle_next) return false;
-    package p = {rt, rt->cfg.offload == TIDE_OFFLOAD_PACKED ? 256 : 1, 0, rt->cfg.max_inflight / 8,
-                 sizeof(tide_wire_header)};
-    if (p.cap > rt->cfg.pack_max) p.cap = rt->cfg.pack_max;
+    if (now && tide_send_throttled(now, tp->throttle_next)) return false;
+    tide_send_pack p = tide_send_pack_begin(rt->cfg.offload == TIDE_OFFLOAD_PACKED,
+                                            rt->cfg.pack_max, rt->cfg.max_inflight,
+                                            sizeof(tide_wire_header), (double)rt->inflight_bytes);
     tide_queue_visit(q, false, measure_one, &p);
     if (p.n == 0) return false;
-    tide_task *batch[256];
-    tide_fnid ids[256];
+    tide_task *batch[TIDE_SEND_PACK_TASKS];
+    tide_fnid ids[TIDE_SEND_PACK_TASKS];
     int got = 0;
-    size_t len = p.len;
+    size_t len = (size_t)p.len;
     tp->noutgoing -= p.n;
     if (tp->noutgoing == 0) tide_drain_flowing(&tp->drain, now ? now : tide_now());
     for (int i = 0; i < p.n; i++) {
@@ -357,30 +342,24 @@ static bool send_one_message(tide_rt *rt, int dest)
     rt->n_offloaded += got;
     if (now)
         tp->throttle_next =
-            (now > tp->throttle_next ? now : tp->throttle_next) + (double)off / tp->throttle_bw;
+            tide_send_throttle_next(now, tp->throttle_next, (double)off, tp->throttle_bw);
     return true;
 }
 
-/* One message per destination per pass, so that with rr the tasks leave round-robin across
- * the destinations (proact_off1) rather than one destination after another. A pass that the
- * in-flight bound cuts short resumes at the next destination: restarting at rank 0 would hand
- * every slot the bound frees to the lowest ranks, and the others would get their first task
- * only when those had all of theirs. */
+/* One message per destination per pass, from where the last passes left off (tide_send_pass). */
 bool tide_transport_send_tasks(tide_rt *rt)
 {
     tide_transport *tp = rt->transport;
     if (tp->noutgoing == 0) return false;
     bool did = false;
-    for (int idle = 0; idle < rt->size && tp->noutgoing > 0;) {
-        int dest = tp->next_dest;
-        tp->next_dest = (dest + 1) % rt->size;
+    tide_send_pass pass = tide_send_pass_begin(tp->next_dest, rt->size);
+    for (int dest = pass.next; tp->noutgoing > 0 && tide_send_pass_try(&pass, dest);
+         dest = pass.next)
         if (send_one_message(rt, dest)) {
             did = true;
-            idle = 0;
-        } else {
-            idle++;
+            tide_send_pass_sent(&pass);
         }
-    }
+    tp->next_dest = tide_send_pass_cursor(&pass);
     return did;
 }
 

@@ -141,22 +141,23 @@ static double loop_deadline(const sim_rank *R, const loop_wait *lw)
  * the view (a queue, the last productive turn) wakes the wait, the turns before the change
  * stand, and the ones from it on are judged afresh. *backoff ends as the back-off of the turn
  * returned at, as if every turn had run. True on an event. */
-static bool wait_turn(sim_rank *R, const loop_wait *lw, double *backoff)
+static bool wait_turn(sim_rank *R, const loop_wait *lw, tide_backoff *backoff)
 {
-    double cap = 1e-6 * R->S->cfg->tide.poll_sleep_max_us, t = now(), b = *backoff;
-    double deadline = loop_deadline(R, lw), w = std::min(deadline, t + b);
+    tide_backoff b = *backoff;
+    double t = now(), deadline = loop_deadline(R, lw), w = std::min(deadline, t + 1e-6 * b.sleep);
     if (R->S->cfg->idle_turns != SIM_IDLE_SKIP || !R->S->ops->quiet_until || !R->running)
         return sim_wait_event(R, w);
     long skipped;
     auto pass = [&]() { /* the turn at w runs idle: on to the next one */
                         t = w;
-                        b = std::min(2 * b, cap);
-                        w = std::min(deadline, t + b);
+                        tide_backoff_idle(&b);
+                        w = std::min(deadline, t + 1e-6 * b.sleep);
                         skipped++;
     };
     std::unique_lock<sg::Mutex> lk(*R->mu);
     for (;;) {
-        double quiet = sim_lb_quiet_until(R), t0 = t, b0 = b, w0 = w;
+        double quiet = sim_lb_quiet_until(R), t0 = t, w0 = w;
+        tide_backoff b0 = b;
         skipped = 0;
         deadline = loop_deadline(R, lw);
         while (w < quiet && w < deadline) {
@@ -190,15 +191,25 @@ static bool wait_turn(sim_rank *R, const loop_wait *lw, double *backoff)
     return ev;
 }
 
+/* The back-off of a strategy's progress polling: the engine core's sleeps (1 us doubling up to
+ * TIDE_POLL_SLEEP_MAX_US), without its spin turns (one turn here stands for the spin). */
+static tide_backoff progress_backoff(const sim_rank *R)
+{
+    tide_backoff b;
+    tide_backoff_init(&b, 0, R->S->cfg->tide.poll_sleep_max_us);
+    return b;
+}
+
 /* The comm loop's waiting: until an event or the deadline; a strategy with a progress callback
- * is called at each wake, polled with the runtime's back-off (1 us doubling up to
- * TIDE_POLL_SLEEP_MAX_US) while nothing happens. */
-static void idle(sim_rank *R, const loop_wait *lw, double *backoff)
+ * is called at each wake, polled with the runtime's back-off while nothing happens. */
+static void idle(sim_rank *R, const loop_wait *lw, tide_backoff *backoff)
 {
     bool ev =
         R->S->ops->progress ? wait_turn(R, lw, backoff) : sim_wait_event(R, loop_deadline(R, lw));
-    double max = 1e-6 * R->S->cfg->tide.poll_sleep_max_us;
-    *backoff = ev ? 1e-6 : std::min(2 * *backoff, max);
+    if (ev)
+        tide_backoff_busy(backoff);
+    else
+        tide_backoff_idle(backoff);
     if (R->S->ops->progress && R->running) sim_lb_progress(R);
 }
 
@@ -206,7 +217,8 @@ static void idle(sim_rank *R, const loop_wait *lw, double *backoff)
  * (its workers wake the comm thread) joins the next round at once. */
 static void run_rounds(sim_rank *R)
 {
-    double round = 1e-6 * R->S->cfg->tide.round_us, backoff = 1e-6;
+    double round = 1e-6 * R->S->cfg->tide.round_us;
+    tide_backoff backoff = progress_backoff(R);
     loop_wait lw = {false, now() + round};
     for (;;) {
         if (!lw.posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, lw.next))) {
@@ -228,7 +240,7 @@ static void run_rounds(sim_rank *R)
 
 static void run_to_end(sim_rank *R)
 {
-    double backoff = 1e-6;
+    tide_backoff backoff = progress_backoff(R);
     loop_wait lw = {false, INFINITY};
     while (sim_own_open(R) > 0)
         idle(R, &lw, &backoff);

@@ -10,7 +10,6 @@
 #include <cstring>
 
 /* Wire sizes (docs/wire.md): a message header, and a control record. */
-#define SIM_HDR_BYTES 32.0
 #define SIM_CONTROL_BYTES (SIM_HDR_BYTES + sizeof(tide_control))
 
 sim_task *sim_task_of(sim_rank *R, int tid)
@@ -104,17 +103,16 @@ void sim_outgoing_push(sim_rank *R, int dest, int tid)
     sim_view_changed(R);
 }
 
-/* The tasks the transport would send last are the back of the destination that holds the most
- * (sends go round-robin over the destinations; ties: the highest rank, as libtide). */
+/* The tasks the transport would send last, taken back first (tide_send_reclaim_prefers). */
 int sim_reclaim(sim_rank *R, int n)
 {
     int taken = 0;
     while (taken < n && R->noutgoing > 0) {
         auto from = R->outgoing.end();
+        long most = 0;
         for (auto it = R->outgoing.begin(); it != R->outgoing.end(); ++it)
-            if (!it->second.empty() &&
-                (from == R->outgoing.end() || it->second.size() >= from->second.size()))
-                from = it;
+            if (tide_send_reclaim_prefers((long)it->second.size(), most))
+                most = (long)it->second.size(), from = it;
         if (from == R->outgoing.end()) break;
         int tid = from->second.back();
         from->second.pop_back();

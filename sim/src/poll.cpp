@@ -1,10 +1,10 @@
-/* The comm thread's polling (runtime/engine/commthread.c, comm_main): after a loop turn that did
- * something it spins TIDE_POLL_SPIN empty turns, then sleeps 1 us, 2 us, 4 us ... up to
- * TIDE_POLL_SLEEP_MAX_US between turns, until a turn finds work again or a local wake (a result
- * to send, the last own task done, a taskwait) cuts a sleep short. Arrived messages and
- * completed collectives do not wake it: it finds them at its next turn. The simulator hands
- * them to the rank at that turn, which is where a real rank's reactions lose their time when
- * its comm thread is idle.
+/* The comm thread's polling, with the engine core's back-off (tide_core_backoff.h, which
+ * runtime/engine/commthread.c steps turn by turn): after a loop turn that did something it spins
+ * TIDE_POLL_SPIN empty turns, then sleeps 1 us, 2 us, 4 us ... up to TIDE_POLL_SLEEP_MAX_US, until
+ * a turn finds work again or a local wake (a result to send, the last own task done, a taskwait)
+ * cuts a sleep short. Arrived messages and completed collectives do not wake it: it finds them at
+ * its next turn. The simulator hands them to the rank at that turn, which is where a real rank's
+ * reactions lose their time when its comm thread is idle.
  *
  * Here too, under the rest of the rank model: the wakes of the comm and sender actors and the
  * comm actor's wait for one, which the engine's bookkeeping, the collectives and the actors
@@ -26,24 +26,13 @@ static double property(const sg::Host *h, const char *name, double def)
 void sim_poll_init(sim *S, const sg::Host *h)
 {
     S->poll_turn = 1e-6 * property(h, "tide_poll_turn_us", 0.5);
-    S->poll_spin = S->cfg->tide.poll_spin * S->poll_turn;
-    S->poll_cap = 1e-6 * S->cfg->tide.poll_sleep_max_us;
+    tide_backoff_init(&S->poll, S->cfg->tide.poll_spin, S->cfg->tide.poll_sleep_max_us);
     S->coll_overhead = 1e-6 * property(h, "tide_coll_overhead_us", 0.0);
 }
 
 double sim_next_poll(const sim_rank *R, double t)
 {
-    const sim *S = R->S;
-    double a = R->active_at;
-    if (t <= a) return a;
-    if (t <= a + S->poll_spin) return a + std::ceil((t - a) / S->poll_turn) * S->poll_turn;
-    double s = a + S->poll_spin, d = 1e-6;
-    while (d < S->poll_cap) {
-        if (t <= s + d) return s + d;
-        s += d;
-        d = std::min(2 * d, S->poll_cap);
-    }
-    return s + std::ceil((t - s) / S->poll_cap) * S->poll_cap;
+    return tide_backoff_next_poll(&R->S->poll, R->S->poll_turn, R->active_at, t);
 }
 
 void sim_view_changed(sim_rank *R)

@@ -1,9 +1,9 @@
-/* The sender actor: the comm thread's send loop (runtime/engine/commthread.c) over simulated
- * communications. Controls and replica copies leave at once; results next; then offloaded
- * tasks, one message per destination per pass (so that with TIDE_OFFLOAD=rr they leave
- * round-robin across destinations), one task each (rr) or packed up to TIDE_PACK_MAX and an
- * eighth of TIDE_MAX_INFLIGHT (packed). A message is admitted when the bytes in flight stay
- * within TIDE_MAX_INFLIGHT, or when nothing else is in flight.
+/* The sender actor: the comm thread's send loop over simulated communications. Which message
+ * leaves next, how many tasks it packs, the in-flight bound, the round-robin cursor, the throttle
+ * and which queued tasks are taken back first are the engine core's send scheduler
+ * (tide_core_send.h), which libtide's runtime/engine/transport.c asks too; this file keeps the
+ * simulated communications and the channels between pairs. Controls and replica copies leave at
+ * once, outside the bound.
  *
  * Between two ranks, one task or result message travels at a time: MPI delivers a pair's
  * messages in order, and a large one (rendezvous) moves when the receiver has matched it, one
@@ -18,9 +18,6 @@
 #include "sim.h"
 
 #include <cmath>
-
-#define SIM_HDR_BYTES 32.0
-#define SIM_PACK_TASKS 256
 
 static void start_send(sim_rank *R, sim_msg *m, bool channel)
 {
@@ -66,11 +63,6 @@ void sim_channel_free(sim_rank *R, const sim_msg *m)
     sim_wake_sender(R);
 }
 
-static bool fits(const sim_rank *R, double len)
-{
-    return R->inflight == 0 || R->inflight + len <= (double)R->S->cfg->tide.max_inflight;
-}
-
 static void send_controls(sim_rank *R)
 {
     while (!R->controls.empty()) {
@@ -85,7 +77,8 @@ static void send_results(sim_rank *R)
 {
     for (auto it = R->results.begin(); it != R->results.end();) {
         sim_msg *m = *it;
-        if (R->busy[(size_t)m->dest] || !fits(R, m->bytes)) {
+        if (R->busy[(size_t)m->dest] ||
+            !tide_send_fits(R->inflight, m->bytes, R->S->cfg->tide.max_inflight)) {
             ++it;
             continue;
         }
@@ -98,18 +91,12 @@ static void send_results(sim_rank *R)
 static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
 {
     const sim_config *c = R->S->cfg;
-    double task = R->S->wl->task_bytes, len = SIM_HDR_BYTES;
-    int max = c->tide.offload == TIDE_OFFLOAD_PACKED ? SIM_PACK_TASKS : 1;
-    double cap = (double)(c->tide.max_inflight / 8 < c->tide.pack_max ? c->tide.max_inflight / 8
-                                                                      : c->tide.pack_max);
-    int n = 0;
-    for (size_t i = 0; i < q->size() && n < max; i++) {
-        if (n > 0 && len + task > cap) break;
-        bool first_alone = n == 0 && R->inflight == 0;
-        if (!first_alone && R->inflight + len + task > (double)c->tide.max_inflight) break;
-        len += task;
-        n++;
-    }
+    tide_send_pack p = tide_send_pack_begin(c->tide.offload == TIDE_OFFLOAD_PACKED, c->tide.pack_max,
+                                            c->tide.max_inflight, SIM_HDR_BYTES, R->inflight);
+    for (size_t i = 0; i < q->size(); i++)
+        if (!tide_send_pack_add(&p, R->S->wl->task_bytes)) break;
+    int n = p.n;
+    double len = p.len;
     if (n == 0) return false;
     sim_msg *m = new sim_msg();
     *m = sim_msg{M_TASKS, R->id, dest, R->phase, {}, false, false, 0, {}, len};
@@ -125,33 +112,34 @@ static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
     if (!R->S->moves.empty()) R->S->moves[(size_t)R->phase][{R->id, dest}] += n;
     start_send(R, m, true);
     if (R->throttle_bw > 0)
-        R->throttle_next = std::fmax(now(), R->throttle_next) + len / R->throttle_bw;
+        R->throttle_next = tide_send_throttle_next(now(), R->throttle_next, len, R->throttle_bw);
     sim_view_changed(R);
     return true;
 }
 
-/* One message per free destination per pass, from where the last pass left off (libtide's
- * round-robin cursor, reset at each phase end): when the in-flight bound or the throttle cuts
- * a pass short, the next one goes on with the following destination. A destination whose
- * channel is busy waits for its receiver. True when the throttle held a message back. */
+/* One pass over the destinations with tasks queued, from the cursor (tide_send_pass; reset at
+ * each phase end). A destination whose channel is busy waits for its receiver. One pass, not
+ * libtide's passes until none sends: libtide sees its sends complete only between two calls
+ * (tide_transport_complete), but a receiver here may free a channel while this pass runs (each
+ * send yields to the other actors); that free kicks this actor, whose next pass, as libtide's
+ * next turn, starts again from the cursor. True when the throttle held a message back. */
 static bool send_outgoing(sim_rank *R)
 {
     bool held = false;
-    size_t n = R->outgoing.size();
-    auto it = R->outgoing.lower_bound(R->next_dest);
-    for (size_t i = 0; i < n; i++) {
+    tide_send_pass pass = tide_send_pass_begin(R->next_dest, R->S->P);
+    for (size_t i = 0, n = R->outgoing.size(); i < n && !R->outgoing.empty(); i++) {
+        auto it = R->outgoing.lower_bound(pass.next);
         if (it == R->outgoing.end()) it = R->outgoing.begin();
         int dest = it->first;
+        if (!tide_send_pass_try(&pass, dest)) break;
         bool free = !R->busy[(size_t)dest];
-        if (free && R->throttle_bw > 0 && now() < R->throttle_next)
+        if (free && R->throttle_bw > 0 && tide_send_throttled(now(), R->throttle_next))
             held = true;
         else if (free && send_one_message(R, dest, &it->second))
-            R->next_dest = (dest + 1) % R->S->P;
-        if (it->second.empty())
-            it = R->outgoing.erase(it);
-        else
-            ++it;
+            tide_send_pass_sent(&pass);
+        if (it->second.empty()) R->outgoing.erase(it);
     }
+    R->next_dest = tide_send_pass_cursor(&pass);
     return held;
 }
 

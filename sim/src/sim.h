@@ -14,6 +14,8 @@
 #define TIDE_SIM_H
 
 #include "tide_core_config.h"
+#include "tide_core_backoff.h"
+#include "tide_core_send.h"
 #include "tide_lb.h"
 #include "tide_plan.h"
 #include "tide_predictor.h"
@@ -138,6 +140,9 @@ typedef struct sim_task {
 } sim_task;
 
 enum { M_TASKS, M_RESULT, M_CONTROL };
+/* The bytes of a message's header (tide_wire_header). */
+#define SIM_HDR_BYTES 32.0
+
 /* Engine control ops (tide_control.op from TIDE_LB_OP_ENGINE up), as in runtime/engine/replica.c */
 enum { OP_CANCEL = TIDE_LB_OP_ENGINE, OP_CANCEL_ACK };
 
@@ -259,9 +264,10 @@ typedef struct sim {
     sim_table tab[2];
     std::vector<std::vector<sim_record>> log;               /* [phase][rank] */
     std::vector<std::map<std::pair<int, int>, long>> moves; /* [phase]: --moves only */
-    double coll_lat, coll_bw;              /* the collective model's parameters (coll.cpp) */
-    double coll_overhead;                  /* seconds every collective costs beyond its messages */
-    double poll_turn, poll_spin, poll_cap; /* the comm thread's polling (poll.cpp) */
+    double coll_lat, coll_bw; /* the collective model's parameters (coll.cpp) */
+    double coll_overhead;     /* seconds every collective costs beyond its messages */
+    double poll_turn;         /* seconds of one empty turn of the comm thread (poll.cpp) */
+    tide_backoff poll;        /* its back-off (the engine core's) */
     int ranks_per_host;
     int host_cores; /* cores of a host (of the first: a cluster's hosts are alike) */
     /* Every worker has a core of its own: a task is a sleep of its time, which costs SimGrid
