@@ -7,6 +7,7 @@
 #include "tide_lb.h"
 #include "tide_global.h"
 #include "tide_predictor.h"
+#include "tide_core_feed.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -372,7 +373,7 @@ typedef struct tide_rank_record {
     double tasks, offloaded, received, bytes_sent;
     double L_unc;         /* uncertainty of L_pred (-1 without a prediction) */
     double pred_source;   /* tide_pred_source of L_pred */
-    double pred_model;    /* which model served when pred_source is "model": tide_pred_model */
+    double pred_model;    /* which model served when pred_source is "model": tide_feed_model */
     double plan_residual; /* proact: predicted load above the average after the plan */
     double plan_limit;    /* why it stayed (tide_lb_limit), -1 when no plan was made */
     double cancelled;     /* replica copies that arrived here and were dropped before they ran */
@@ -383,18 +384,6 @@ typedef struct tide_rank_record {
     double replicated;    /* replica copies of its own tasks it sent (replica.c) */
     double L_run;         /* execution times of the tasks run here: own, received, replica copies */
 } tide_rank_record;
-
-/* The serving model of a phase, as a number that an allgather of doubles carries. */
-enum tide_pred_model_code {
-    TIDE_PMODEL_NONE,
-    TIDE_PMODEL_RANK,
-    TIDE_PMODEL_TASK,
-    TIDE_PMODEL_TOOL
-};
-
-/* The engine's own prediction source beside the predictor's (tide_pred_source): the
- * application's cost hints served the phase (predict.c). */
-enum { TIDE_SRC_HINT = TIDE_SRC_COUNT };
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
 
@@ -562,11 +551,6 @@ struct tide_rt {
     long n_reclaimed;             /* tasks chosen to move, taken back before they left */
     double plan_transfer;         /* report_transfer of the phase's plan (-1: none) */
     uint64_t bytes_sent;
-    double L_pred;                    /* prediction for the running phase (-1: none) */
-    double L_unc;                     /* its uncertainty (-1: none) */
-    double pred_source;               /* its tide_pred_source */
-    double pred_model;                /* its tide_pred_model_code */
-    double task_pred_ready;           /* 1 when per-task predictions of the phase exist */
     double plan_residual, plan_limit; /* what this phase's plan left here (plan_limit -1: none) */
     int cphase;                       /* the phase the comm thread is in (or was last in) */
     bool running;                     /* cphase is running: tasks of it may still move */
@@ -593,11 +577,11 @@ struct tide_rt {
     /* Load prediction (predict.c), comm thread only. */
     struct tide_replicas *replicas; /* replica.c */
     tide_cancels cancels;
-    tide_model *model;
+    /* The load model and the prediction for the running phase (feed.load, -1: none). */
+    tide_feed feed;
     tide_tool tool;
     bool have_tool;
     bool warned_fallback;
-    bool freq_known; /* the machine exposes the core frequency (a phase feature) */
 };
 
 /* ---- load prediction (predict.c) --------------------------------------------------------------
@@ -605,10 +589,12 @@ struct tide_rt {
 
 int tide_predict_init(tide_rt *rt, char *err, size_t len);
 void tide_predict_finalize(tide_rt *rt);
-/* Predicts the phase about to run: sets rt->L_pred (-1 when there is none yet), L_unc,
- * pred_source, pred_model and task_pred_ready (a fitted task model gives per-task weights,
- * whichever source serves the total). */
+/* Predicts the phase about to run: sets rt->feed's load (-1 when there is none yet), unc,
+ * source, model_code and per-task weights (a fitted task model gives them, whichever source
+ * serves the total); cost hints on every own task replace the model's. */
 void tide_predict_phase(tide_rt *rt);
+/* Per-task predictions of the phase exist (the task model's, or the cost hints). */
+bool tide_predict_task_ready(const tide_rt *rt);
 /* Feeds the finished phase's measured own load to the model (may retrain). */
 void tide_predict_observe(tide_rt *rt, double load);
 void tide_predict_phase_ended(void);

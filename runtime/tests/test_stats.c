@@ -168,7 +168,7 @@ static void json_document(const char *python, const char *path)
         p1[i].L_pred = i ? 4.4 : 4;
         p1[i].L_unc = 0.1;
         p1[i].pred_source = TIDE_SRC_MODEL;
-        p1[i].pred_model = TIDE_PMODEL_RANK;
+        p1[i].pred_model = TIDE_FEED_MODEL_RANK;
     }
     CHECK_OK(tide_stats_add_phase(&log, p0));
     CHECK_OK(tide_stats_add_phase(&log, p1));
