@@ -71,12 +71,12 @@ static tide_rank_status status_of(const sim_rank *R, bool start)
 {
     tide_rank_status st = {};
     st.ntasks = (double)R->phase_tasks;
-    st.L_pred = R->L_pred;
+    st.L_pred = R->feed.load;
     st.queued = (double)R->nlocal;
     st.queued_in = (double)R->nremote;
     st.outstanding = (double)sim_own_open(R);
-    st.task_pred = R->task_pred ? 1 : 0;
-    st.L_unc = R->L_unc;
+    st.task_pred = R->feed.per_task ? 1 : 0;
+    st.L_unc = R->feed.unc;
     st.threads = R->S->W;
     st.task_bytes = start && R->nlocal > 0 ? R->S->wl->task_bytes : 0; /* every task's */
     st.send_bw = sim_send_bw(R);

@@ -16,6 +16,7 @@
 #include "tide_lb.h"
 #include "tide_plan.h"
 #include "tide_predictor.h"
+#include "tide_core_feed.h"
 
 extern "C" {
 #include "noise.h" /* apps/common: mxm's seeded task noise */
@@ -162,7 +163,7 @@ typedef struct sim_record {
     double W, L, L_run, L_pred, L_unc, task_max, time;
     double tasks, offloaded, received, cancelled, bytes_sent;
     double send_bw, sent_last, plan_transfer, reclaimed; /* transfer-aware plans (docs/stats.md) */
-    int pred_kind; /* stats.cpp: which model or baseline served L_pred, -1 none */
+    int pred_kind; /* which model or baseline served L_pred (tide_feed_served), -1 none */
 } sim_record;
 
 /* The doubles of libtide's phase record (TIDE_RECORD_DOUBLES): what the records allgather
@@ -233,12 +234,8 @@ typedef struct sim_rank {
     void *state;
     uint64_t rng;
     tide_lb_actions actions;
-    /* the load model */
-    tide_model *model;
-    double L_pred, L_unc;
-    int pred_kind;
-    bool task_pred;
-    std::vector<double> pred_times; /* per own task of the phase: the model's weights */
+    /* the load model and the prediction of the running phase (predict.cpp) */
+    tide_feed feed;
     /* counters of the phase */
     double L, L_run, task_max, bytes_sent; /* L_run: every task run here (docs/stats.md) */
     long n_offloaded, n_received, n_cancelled;
@@ -442,12 +439,9 @@ void sim_coll_allgatherv(sim_rank *R, const double *mine, int n, const int *coun
 
 /* ---- the load model (predict.cpp) --------------------------------------------------------- */
 
-/* Who served a prediction, as the statistics name it (stats.cpp); -1: no prediction. */
-enum { PK_RANK, PK_TASK, PK_TOOL, PK_PERSISTENCE, PK_MEDIAN, PK_GUARD, PK_EXACT, PK_KINDS };
-
 int sim_predict_init(sim_rank *R, char *err, size_t len);
 void sim_predict_free(sim_rank *R);
-void sim_predict_phase(sim_rank *R);   /* L_pred, L_unc before the phase */
+void sim_predict_phase(sim_rank *R);   /* R->feed's prediction before the phase */
 void sim_predict_observe(sim_rank *R); /* the measured load after it */
 bool sim_predict_task_times(sim_rank *R, double *times, long n);
 

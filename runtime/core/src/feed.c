@@ -74,9 +74,9 @@ static tide_task_set task_set(tide_feed *f, const tide_feed_tasks *t)
     int app = f->nfeat < t->stride ? f->nfeat : t->stride;
     for (long i = 0; i < t->n; i++) {
         double *row = f->mat + i * cols;
-        const double *in = t->feat + i * t->stride;
+        const double *in = t->stride ? t->feat + i * t->stride : NULL; /* no rows: may be NULL */
         memset(row, 0, (size_t)cols * sizeof *row);
-        memcpy(row, in, (size_t)app * sizeof *row);
+        if (app) memcpy(row, in, (size_t)app * sizeof *row);
         if (extra && f->tool->task_features(f->tool->user, in, f->nfeat, row + f->nfeat, extra) < 0)
             memset(row + f->nfeat, 0, (size_t)extra * sizeof *row);
     }
