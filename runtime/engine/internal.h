@@ -8,6 +8,7 @@
 #include "tide_global.h"
 #include "tide_predictor.h"
 #include "tide_core_feed.h"
+#include "tide_core_host.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -246,15 +247,6 @@ typedef struct tide_rt tide_rt;
 
 /* The strategy chosen by TIDE_LB (strategies/task, tide_lb.h), its state and knob values, and
  * the actions that give it the engine's services. Comm thread only after init. */
-typedef struct tide_lb_host {
-    const tide_lb_ops *ops;
-    void *state;
-    double knob[TIDE_LB_KNOBS_MAX]; /* the strategy's own knobs, in its order */
-    tide_lb_actions actions;
-    tide_lb_orders orders; /* of the statuses the last phase_begin or round saw */
-    bool planning;         /* inside phase_begin: what moves now is the plan (the trace says so) */
-} tide_lb_host;
-
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
 void tide_lb_host_free(tide_rt *rt);
 bool tide_lb_phase_sync(const tide_rt *rt);
@@ -502,7 +494,7 @@ struct tide_rt {
     /* Tide's duplicate of the communicator it runs on (tide_init_comm), the parent of data_comm
      * and coll_comm (the comm thread's) and of the objects layer's. */
     MPI_Comm mpi_comm, data_comm, coll_comm;
-    tide_lb_host lb;
+    tide_host lb; /* the task strategy (lb_host.c drives the core's host) */
 
     /* own tasks not yet started; its lock also orders tide_task_submit against the start of
      * tide_taskwait, so a task is counted in the phase that runs it or refused */
@@ -555,7 +547,6 @@ struct tide_rt {
     int cphase;                       /* the phase the comm thread is in (or was last in) */
     bool running;                     /* cphase is running: tasks of it may still move */
     bool stopping;                    /* tide_finalize is in progress: no new requests */
-    uint64_t rng;
 
     /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
     pthread_mutex_t idle_lock;

@@ -44,7 +44,7 @@ static void receive(sim_rank *R, sim_msg *m)
 {
     if (m->channel) sim_channel_free(&R->S->ranks[(size_t)m->src], m);
     if (sim_engine_receive(R, m)) return;
-    sim_lb_control(R, m->src, &m->ctl);
+    tide_host_control(&R->lb, m->src, &m->ctl);
     if (R->S->ops->progress) sim_wake_comm(R);
 }
 
@@ -156,7 +156,7 @@ static bool wait_turn(sim_rank *R, const loop_wait *lw, double *backoff)
     };
     std::unique_lock<sg::Mutex> lk(*R->mu);
     for (;;) {
-        double quiet = sim_lb_quiet_until(R), t0 = t, b0 = b, w0 = w;
+        double quiet = tide_host_quiet_until(&R->lb), t0 = t, b0 = b, w0 = w;
         skipped = 0;
         deadline = loop_deadline(R, lw);
         while (w < quiet && w < deadline) {
@@ -199,7 +199,7 @@ static void idle(sim_rank *R, const loop_wait *lw, double *backoff)
         R->S->ops->progress ? wait_turn(R, lw, backoff) : sim_wait_event(R, loop_deadline(R, lw));
     double max = 1e-6 * R->S->cfg->poll_sleep_max_us;
     *backoff = ev ? 1e-6 : std::min(2 * *backoff, max);
-    if (R->S->ops->progress && R->running) sim_lb_progress(R);
+    if (R->S->ops->progress && R->running) tide_host_progress(&R->lb);
 }
 
 /* Rounds every TIDE_ROUND_US, seen at the comm thread's turns; a rank whose own tasks are done

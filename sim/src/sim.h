@@ -17,6 +17,7 @@
 #include "tide_plan.h"
 #include "tide_predictor.h"
 #include "tide_core_feed.h"
+#include "tide_core_host.h"
 
 extern "C" {
 #include "noise.h" /* apps/common: mxm's seeded task noise */
@@ -217,7 +218,6 @@ typedef struct sim_rank {
     long noutgoing;
     int next_dest;        /* where the next pass of task sends starts (round-robin) */
     tide_drain drain;     /* the rate a burst of its task messages drains at (tide_plan.h) */
-    bool planning;        /* inside phase_begin: what moves now is the plan */
     double throttle_bw;   /* TIDE_THROTTLE_*: bytes/s its task sends are held to, 0 */
     double throttle_next; /* no task message leaves before this time */
     std::deque<sim_msg *> controls, results;
@@ -229,11 +229,8 @@ typedef struct sim_rank {
                         std::greater<sim_inbox_entry>>
         inbox;
     sg::ConditionVariablePtr inbox_cv;
-    /* the strategy */
-    std::vector<double> knob;
-    void *state;
-    uint64_t rng;
-    tide_lb_actions actions;
+    /* the strategy (lbhost.cpp drives the core's host) */
+    tide_host lb;
     /* the load model and the prediction of the running phase (predict.cpp) */
     tide_feed feed;
     /* counters of the phase */
@@ -411,13 +408,12 @@ void sim_view_changed(sim_rank *R);
 
 /* ---- the strategy host (lbhost.cpp) ------------------------------------------------------- */
 
-void sim_lb_init(sim_rank *R);
+/* The rank's host of the strategy; 0, or -1 with one line in err. progress, control and
+ * quiet_until go to the core's host directly (tide_host_progress, ...). */
+int sim_lb_init(sim_rank *R, char *err, size_t len);
+/* The strategy's phase_begin and round, with the orders every rank of the collective shares. */
 void sim_lb_phase_begin(sim_rank *R, const tide_rank_status *all);
 void sim_lb_round(sim_rank *R, const tide_rank_status *all);
-void sim_lb_progress(sim_rank *R);
-/* The strategy's quiet_until for the rank's view now; -INFINITY without one. */
-double sim_lb_quiet_until(sim_rank *R);
-void sim_lb_control(sim_rank *R, int src, const tide_control *msg);
 
 /* ---- collectives (coll.cpp) --------------------------------------------------------------- */
 
