@@ -4,7 +4,6 @@
 #include "sim.h"
 
 #include <cstdlib>
-#include <cstring>
 
 static sim_rank *rank_of(void *ctx)
 {
