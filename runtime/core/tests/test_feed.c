@@ -3,21 +3,12 @@
  * weights (the task model's, scaled to the served load), which columns the model sees, the
  * source kinds, and what a tool's hooks are given. */
 #include "tide_core_feed.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);                                \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define STRIDE 4
 #define NTASKS 12
@@ -40,12 +31,15 @@ static double sum(const double *v, int n)
     return s;
 }
 
-static void params(tide_model_params *p, const char *kind)
+/* A feed of model `kind`, served by the model alone (TIDE_PRED_SELECT=model). */
+static void open_feed(tide_feed *f, const char *kind, const tide_tool *tool, bool freq)
 {
-    tide_model_params_defaults(p);
+    tide_model_params p;
+    tide_model_params_defaults(&p);
     char err[256];
-    if (tide_model_params_set(p, "TIDE_PRED_MODEL", kind, err, sizeof err) != TIDE_PRED_OK ||
-        tide_model_params_set(p, "TIDE_PRED_SELECT", "model", err, sizeof err) != TIDE_PRED_OK) {
+    if (tide_model_params_set(&p, "TIDE_PRED_MODEL", kind, err, sizeof err) != TIDE_PRED_OK ||
+        tide_model_params_set(&p, "TIDE_PRED_SELECT", "model", err, sizeof err) != TIDE_PRED_OK ||
+        tide_feed_init(f, &p, tool, freq, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         exit(1);
     }
@@ -55,11 +49,8 @@ static void params(tide_model_params *p, const char *kind)
  * tasks' times (proportional to the feature), summing to the served load. */
 static void task_model_serves_and_weighs(void)
 {
-    tide_model_params p;
-    params(&p, "task");
     tide_feed f;
-    char err[256];
-    CHECK(tide_feed_init(&f, &p, NULL, false, err, sizeof err) == 0);
+    open_feed(&f, "task", NULL, false);
     CHECK(f.collect);
     double feat[NTASKS * STRIDE], times[NTASKS];
     make_phase(feat, times, 1);
@@ -109,11 +100,8 @@ static void task_model_serves_and_weighs(void)
  * serves, the weights keep the features' proportions and sum to the served load. */
 static void weights_scale_to_served_load(void)
 {
-    tide_model_params p;
-    params(&p, "auto");
     tide_feed f;
-    char err[256];
-    CHECK(tide_feed_init(&f, &p, NULL, false, err, sizeof err) == 0);
+    open_feed(&f, "auto", NULL, false);
     CHECK(f.collect);
     double feat[NTASKS * STRIDE], times[NTASKS];
     make_phase(feat, times, 1);
@@ -137,11 +125,8 @@ static void weights_scale_to_served_load(void)
 /* The rank model sees no tasks: no columns fixed, no weights; its source kind is "rank". */
 static void rank_model_sees_no_tasks(void)
 {
-    tide_model_params p;
-    params(&p, "rank");
     tide_feed f;
-    char err[256];
-    CHECK(tide_feed_init(&f, &p, NULL, false, err, sizeof err) == 0);
+    open_feed(&f, "rank", NULL, false);
     CHECK(!f.collect);
     for (int ph = 0; ph < 30; ph++) {
         tide_feed_predict(&f, NULL);
@@ -157,7 +142,7 @@ static void rank_model_sees_no_tasks(void)
 static void bad_params_fail(void)
 {
     tide_model_params p;
-    params(&p, "rank");
+    tide_model_params_defaults(&p);
     p.window = 0;
     tide_feed f;
     char err[256] = "";
@@ -201,11 +186,8 @@ static void tool_hooks(void)
     tool_log log = {100, -1, 0, -1, 0};
     tide_tool tool = {
         .name = "fake", .user = &log, .task_features = task_hook, .phase_features = phase_hook};
-    tide_model_params p;
-    params(&p, "rank"); /* rank, yet the tool's task features make the feed collect */
     tide_feed f;
-    char err[256];
-    CHECK(tide_feed_init(&f, &p, &tool, true, err, sizeof err) == 0);
+    open_feed(&f, "rank", &tool, true); /* rank, yet the tool's task features make it collect */
     CHECK(f.collect && f.freq);
     double feat[NTASKS * STRIDE], times[NTASKS];
     make_phase(feat, times, 1);
@@ -223,11 +205,8 @@ static void tool_hooks(void)
  * handed a NULL matrix. */
 static void empty_first_phase(void)
 {
-    tide_model_params p;
-    params(&p, "task");
     tide_feed f;
-    char err[256];
-    CHECK(tide_feed_init(&f, &p, NULL, false, err, sizeof err) == 0);
+    open_feed(&f, "task", NULL, false);
     tide_feed_tasks none = {0, STRIDE, NULL, NULL};
     tide_feed_predict(&f, &none);
     CHECK(f.nfeat == 0 && !f.per_task);
@@ -242,10 +221,5 @@ int main(void)
     bad_params_fail();
     tool_hooks();
     empty_first_phase();
-    if (failures) {
-        fprintf(stderr, "test_feed: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_feed: ok\n");
-    return 0;
+    return check_result("test_feed");
 }

@@ -4,20 +4,11 @@
  * one), that phase_begin is planning, and that the driver's enter/leave wrap exactly the
  * callbacks that run. Also a registered strategy by name, and an unknown name. */
 #include "tide_core_host.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);                                \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* The fake driver: its numbers, and a log of what the host did. */
 typedef struct driver {
@@ -210,10 +201,5 @@ int main(void)
 {
     hosts_a_strategy();
     registered_by_name();
-    if (failures) {
-        fprintf(stderr, "test_host: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_host: ok\n");
-    return 0;
+    return check_result("test_host");
 }
