@@ -565,10 +565,10 @@ struct tide_rt {
     tide_phase_stats last;
     tide_outfile stats_file, objects_stats_file; /* rank 0: TIDE_STATS, TIDE_OBJECTS_STATS */
 
-    /* Load prediction (predict.c), comm thread only. */
     struct tide_replicas *replicas; /* replica.c */
     tide_cancels cancels;
-    /* The load model and the prediction for the running phase (feed.load, -1: none). */
+    /* Load prediction (predict.c), comm thread only: the model and the prediction for the
+     * running phase (feed.load, -1: none). */
     tide_feed feed;
     tide_tool tool;
     bool have_tool;
