@@ -8,6 +8,8 @@
 #include "tide_global.h"
 #include "tide_predictor.h"
 #include "tide_core_config.h"
+#include "tide_core_feed.h"
+#include "tide_core_host.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -206,15 +208,6 @@ typedef struct tide_rt tide_rt;
 
 /* The strategy chosen by TIDE_LB (strategies/task, tide_lb.h), its state and knob values, and
  * the actions that give it the engine's services. Comm thread only after init. */
-typedef struct tide_lb_host {
-    const tide_lb_ops *ops;
-    void *state;
-    double knob[TIDE_LB_KNOBS_MAX]; /* the strategy's own knobs, in its order */
-    tide_lb_actions actions;
-    tide_lb_orders orders; /* of the statuses the last phase_begin or round saw */
-    bool planning;         /* inside phase_begin: what moves now is the plan (the trace says so) */
-} tide_lb_host;
-
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
 void tide_lb_host_free(tide_rt *rt);
 bool tide_lb_phase_sync(const tide_rt *rt);
@@ -333,7 +326,7 @@ typedef struct tide_rank_record {
     double tasks, offloaded, received, bytes_sent;
     double L_unc;         /* uncertainty of L_pred (-1 without a prediction) */
     double pred_source;   /* tide_pred_source of L_pred */
-    double pred_model;    /* which model served when pred_source is "model": tide_pred_model */
+    double pred_model;    /* which model served when pred_source is "model": tide_feed_model */
     double plan_residual; /* proact: predicted load above the average after the plan */
     double plan_limit;    /* why it stayed (tide_lb_limit), -1 when no plan was made */
     double cancelled;     /* replica copies that arrived here and were dropped before they ran */
@@ -345,23 +338,7 @@ typedef struct tide_rank_record {
     double L_run;         /* execution times of the tasks run here: own, received, replica copies */
 } tide_rank_record;
 
-/* The serving model of a phase, as a number that an allgather of doubles carries. */
-enum tide_pred_model_code {
-    TIDE_PMODEL_NONE,
-    TIDE_PMODEL_RANK,
-    TIDE_PMODEL_TASK,
-    TIDE_PMODEL_TOOL
-};
-
-/* The engine's own prediction source beside the predictor's (tide_pred_source): the
- * application's cost hints served the phase (predict.c). */
-enum { TIDE_SRC_HINT = TIDE_SRC_COUNT };
-
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
-
-/* Who served a prediction, for the totals: rank, task, tool model, persistence, median, guard,
- * hint (stats.c names them). */
-#define TIDE_SERVED_KINDS 7
 
 /* The run's totals so far, added up phase by phase as the phases end (stats.c): what the summary
  * line, the verdict and TIDE_STATS' summary report, without keeping every phase. */
@@ -370,7 +347,7 @@ typedef struct tide_run_totals {
     int64_t tasks, offloaded, replicated, bytes;
     double sq_err, ape_err; /* prediction errors: squared, and relative (where L > 0) */
     long n_err, n_ape;
-    long served[TIDE_SERVED_KINDS], predicted; /* rank-phases by who served the prediction */
+    long served[TIDE_SERVED_EXACT], predicted; /* rank-phases by who served (tide_core_feed.h) */
     long limits[TIDE_LB_LIMIT_COUNT], planned; /* rank-phases with a plan, by what stayed */
 } tide_run_totals;
 
@@ -496,7 +473,7 @@ struct tide_rt {
     /* Tide's duplicate of the communicator it runs on (tide_init_comm), the parent of data_comm
      * and coll_comm (the comm thread's) and of the objects layer's. */
     MPI_Comm mpi_comm, data_comm, coll_comm;
-    tide_lb_host lb;
+    tide_host lb; /* the task strategy (lb_host.c drives the core's host) */
 
     /* own tasks not yet started; its lock also orders tide_task_submit against the start of
      * tide_taskwait, so a task is counted in the phase that runs it or refused */
@@ -545,16 +522,10 @@ struct tide_rt {
     long n_reclaimed;             /* tasks chosen to move, taken back before they left */
     double plan_transfer;         /* report_transfer of the phase's plan (-1: none) */
     uint64_t bytes_sent;
-    double L_pred;                    /* prediction for the running phase (-1: none) */
-    double L_unc;                     /* its uncertainty (-1: none) */
-    double pred_source;               /* its tide_pred_source */
-    double pred_model;                /* its tide_pred_model_code */
-    double task_pred_ready;           /* 1 when per-task predictions of the phase exist */
     double plan_residual, plan_limit; /* what this phase's plan left here (plan_limit -1: none) */
     int cphase;                       /* the phase the comm thread is in (or was last in) */
     bool running;                     /* cphase is running: tasks of it may still move */
     bool stopping;                    /* tide_finalize is in progress: no new requests */
-    uint64_t rng;
 
     /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
     pthread_mutex_t idle_lock;
@@ -573,14 +544,14 @@ struct tide_rt {
     tide_phase_stats last;
     tide_outfile stats_file, objects_stats_file; /* rank 0: TIDE_STATS, TIDE_OBJECTS_STATS */
 
-    /* Load prediction (predict.c), comm thread only. */
     struct tide_replicas *replicas; /* replica.c */
     tide_cancels cancels;
-    tide_model *model;
+    /* Load prediction (predict.c), comm thread only: the model and the prediction for the
+     * running phase (feed.load, -1: none). */
+    tide_feed feed;
     tide_tool tool;
     bool have_tool;
     bool warned_fallback;
-    bool freq_known; /* the machine exposes the core frequency (a phase feature) */
 };
 
 /* ---- load prediction (predict.c) --------------------------------------------------------------
@@ -588,10 +559,12 @@ struct tide_rt {
 
 int tide_predict_init(tide_rt *rt, char *err, size_t len);
 void tide_predict_finalize(tide_rt *rt);
-/* Predicts the phase about to run: sets rt->L_pred (-1 when there is none yet), L_unc,
- * pred_source, pred_model and task_pred_ready (a fitted task model gives per-task weights,
- * whichever source serves the total). */
+/* Predicts the phase about to run: sets rt->feed's load (-1 when there is none yet), unc,
+ * source, model_code and per-task weights (a fitted task model gives them, whichever source
+ * serves the total); cost hints on every own task replace the model's. */
 void tide_predict_phase(tide_rt *rt);
+/* Per-task predictions of the phase exist (the task model's, or the cost hints). */
+bool tide_predict_task_ready(const tide_rt *rt);
 /* Feeds the finished phase's measured own load to the model (may retrain). */
 void tide_predict_observe(tide_rt *rt, double load);
 void tide_predict_phase_ended(void);

@@ -1,10 +1,10 @@
-/* The host of the task strategy chosen by TIDE_LB: it gives the strategy (strategies/task,
- * tide_lb.h) a view made from the runtime and actions that are the engine's services, keeps its
- * state and its knob values, and is the only file that knows both sides. */
+/* libtide's driver of the engine core's strategy host (runtime/core, tide_core_host.h) for the
+ * task strategy chosen by TIDE_LB: the view's numbers come from the runtime, and the actions are
+ * the engine's services (tide_offload_tasks, tide_send_control, ...); the core keeps the
+ * strategy's state and knob values and calls it. */
 #include "internal.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static int act_offload(void *ctx, int dest, int n)
 {
@@ -76,51 +76,51 @@ static void act_report_transfer(void *ctx, double seconds)
     ((tide_rt *)ctx)->plan_transfer = seconds;
 }
 
-/* The strategy's knob values in its own order, from the configuration's table of all knobs. */
-static void pick_knobs(tide_rt *rt)
+/* The view's numbers, from the runtime. */
+static void numbers(void *ctx, tide_lb_view *v)
 {
-    size_t nall;
-    const tide_lb_knob *const *all = tide_lb_all_knobs(&nall);
-    for (size_t k = 0; k < tide_lb_knob_count(rt->lb.ops); k++)
-        for (size_t i = 0; i < nall; i++)
-            if (all[i] == rt->lb.ops->knobs[k]) rt->lb.knob[k] = rt->cfg.lb_knob[i];
+    tide_rt *rt = ctx;
+    v->rank = rt->rank;
+    v->size = rt->size;
+    v->phase = rt->cphase;
+    v->running = rt->running;
+    v->stopping = rt->stopping;
+    v->now = tide_now();
+    v->phase_tasks = rt->phase_tasks;
+    v->queued = atomic_load(&rt->local.count);
+    v->queued_in = atomic_load(&rt->remote.count);
+    v->outgoing = tide_transport_outgoing(rt);
+    v->threads = rt->threads;
 }
 
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
 {
-    tide_lb_host *h = &rt->lb;
-    memset(h, 0, sizeof *h);
-    h->ops = tide_lb_ops_find(rt->cfg.lb);
-    if (!h->ops) { /* config.c checked the name: a registry without it is a build error */
-        snprintf(err, len, "TIDE_LB='%s' is not registered", rt->cfg.lb);
-        return TIDE_ERR_CONFIG;
-    }
-    if (h->ops->state_size && !(h->state = calloc(1, h->ops->state_size))) {
-        snprintf(err, len, "out of memory for the state of strategy %s", h->ops->name);
-        return TIDE_ERR_NOMEM;
-    }
-    pick_knobs(rt);
-    rt->plan_at_start = h->ops->flags & TIDE_LB_PHASE_SYNC;
+    tide_lb_actions actions = {.ctx = rt,
+                               .offload = act_offload,
+                               .offload_selected = act_offload_selected,
+                               .replicate = act_replicate,
+                               .send_control = act_send_control,
+                               .allgatherv = act_allgatherv,
+                               .task_times = act_task_times,
+                               .fatal = act_fatal,
+                               .report_plan = act_report_plan,
+                               .reclaim = act_reclaim,
+                               .report_transfer = act_report_transfer};
+    tide_host_driver driver = {.ctx = rt, .numbers = numbers};
+    size_t nall;
+    tide_lb_all_knobs(&nall);
+    if (nall > TIDE_LB_KNOBS_MAX) nall = TIDE_LB_KNOBS_MAX;
+    if (tide_host_init(&rt->lb, rt->cfg.lb, rt->cfg.lb_knob, nall, rt->cfg.seed, rt->rank, &actions,
+                       &driver, err, len) != 0)
+        return rt->lb.ops ? TIDE_ERR_NOMEM : TIDE_ERR_CONFIG;
+    rt->plan_at_start = rt->lb.ops->flags & TIDE_LB_PHASE_SYNC;
     rt->inline_phases = tide_lb_inline_phases(&rt->cfg);
-    h->actions = (tide_lb_actions){.ctx = rt,
-                                   .offload = act_offload,
-                                   .offload_selected = act_offload_selected,
-                                   .replicate = act_replicate,
-                                   .send_control = act_send_control,
-                                   .allgatherv = act_allgatherv,
-                                   .task_times = act_task_times,
-                                   .fatal = act_fatal,
-                                   .report_plan = act_report_plan,
-                                   .reclaim = act_reclaim,
-                                   .report_transfer = act_report_transfer};
     return TIDE_OK;
 }
 
 void tide_lb_host_free(tide_rt *rt)
 {
-    tide_lb_orders_free(&rt->lb.orders);
-    free(rt->lb.state);
-    rt->lb.state = NULL;
+    tide_host_free(&rt->lb);
 }
 
 bool tide_lb_phase_sync(const tide_rt *rt)
@@ -140,54 +140,22 @@ bool tide_lb_inline_phases(const tide_config *cfg)
     return cfg->phase_driver == TIDE_PHASE_DRIVER_AUTO && !acts;
 }
 
-static tide_lb_view view_of(tide_rt *rt, const tide_rank_status *all)
-{
-    return (tide_lb_view){.rank = rt->rank,
-                          .size = rt->size,
-                          .phase = rt->cphase,
-                          .running = rt->running,
-                          .stopping = rt->stopping,
-                          .now = tide_now(),
-                          .phase_tasks = rt->phase_tasks,
-                          .queued = atomic_load(&rt->local.count),
-                          .queued_in = atomic_load(&rt->remote.count),
-                          .outgoing = tide_transport_outgoing(rt),
-                          .threads = rt->threads,
-                          .all = all,
-                          .orders = all ? &rt->lb.orders : NULL,
-                          .knob = rt->lb.knob,
-                          .state = rt->lb.state,
-                          .rng = &rt->rng};
-}
-
 void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all)
 {
-    if (!rt->lb.ops->phase_begin) return;
-    tide_lb_orders_forget(&rt->lb.orders); /* each call follows a new status allgather */
-    tide_lb_view v = view_of(rt, all);
-    rt->lb.planning = true;
-    rt->lb.ops->phase_begin(&v, &rt->lb.actions);
-    rt->lb.planning = false;
+    tide_host_phase_begin(&rt->lb, all, NULL);
 }
 
 void tide_lb_round(tide_rt *rt, const tide_rank_status *all)
 {
-    if (!rt->lb.ops->round) return;
-    tide_lb_orders_forget(&rt->lb.orders);
-    tide_lb_view v = view_of(rt, all);
-    rt->lb.ops->round(&v, &rt->lb.actions);
+    tide_host_round(&rt->lb, all, NULL);
 }
 
 void tide_lb_progress(tide_rt *rt)
 {
-    if (!rt->lb.ops->progress) return;
-    tide_lb_view v = view_of(rt, NULL);
-    rt->lb.ops->progress(&v, &rt->lb.actions);
+    tide_host_progress(&rt->lb);
 }
 
 void tide_lb_control(tide_rt *rt, int src, const tide_control *msg)
 {
-    if (!rt->lb.ops->control) return;
-    tide_lb_view v = view_of(rt, NULL);
-    rt->lb.ops->control(&v, &rt->lb.actions, src, msg);
+    tide_host_control(&rt->lb, src, msg);
 }

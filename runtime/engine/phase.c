@@ -65,10 +65,10 @@ static void fill_record(tide_protocol *cs)
         if (s->task_max > r->task_max) r->task_max = s->task_max;
     }
     r->W = last > 0 ? last - rt->phase_start : 0;
-    r->L_pred = rt->L_pred;
-    r->L_unc = rt->L_unc;
-    r->pred_source = rt->pred_source;
-    r->pred_model = rt->pred_model;
+    r->L_pred = rt->feed.load;
+    r->L_unc = rt->feed.unc;
+    r->pred_source = rt->feed.source;
+    r->pred_model = rt->feed.model_code;
     r->plan_residual = rt->plan_residual;
     r->plan_limit = rt->plan_limit;
     r->time = tide_now() - rt->phase_start;
@@ -121,12 +121,12 @@ static void allgather_status(tide_protocol *cs, bool start)
     tide_rt *rt = cs->rt;
     tide_rank_status *st = &cs->my_status;
     st->ntasks = (double)rt->phase_tasks;
-    st->L_pred = rt->L_pred;
+    st->L_pred = rt->feed.load;
     st->queued = (double)atomic_load(&rt->local.count);
     st->queued_in = (double)atomic_load(&rt->remote.count);
     st->outstanding = (double)own_open(rt);
-    st->task_pred = rt->task_pred_ready;
-    st->L_unc = rt->L_unc;
+    st->task_pred = tide_predict_task_ready(rt);
+    st->L_unc = rt->feed.unc;
     st->threads = rt->threads;
     st->task_bytes = start ? mean_task_bytes(rt) : 0;
     st->send_bw = tide_transport_send_bw(rt);

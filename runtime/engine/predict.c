@@ -1,8 +1,10 @@
-/* Load prediction on the comm thread: one model per rank (predictor/), fed with the rank's own
- * load after every phase and asked for the next phase's load before it starts. With the `task`
- * model the features of every own task and its measured time are collected too: features at
- * submission (task.c calls tide_predict_capture), times when the task completes, wherever it
- * ran. The model trains after the workers are released, so training overlaps the next phase. */
+/* Load prediction on the comm thread, libtide's driver of the engine core's prediction feed
+ * (runtime/core, tide_core_feed.h): the feed decides what the model is fed and asked; this file
+ * supplies the numbers. With a model that sees task features (`task`, `auto`, a tool's) the
+ * features of every own task and its measured time are collected: features at submission
+ * (task.c calls tide_predict_capture), times when the task completes, wherever it ran. The
+ * model trains after the workers are released, so training overlaps the next phase. The core
+ * frequency (a phase feature) and the application's cost hints are this driver's own. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -10,8 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#define TOOL_EXTRA_MAX 8
 
 /* The per-task samples of one phase. Two buffers: one fills while the other is observed. */
 typedef struct sample_buf {
@@ -24,7 +24,6 @@ static sample_buf bufs[2];
 static int filling;
 static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool collect;
-static int model_nfeat = -1; /* features per task the model sees, fixed by the first phase */
 
 /* The current frequency of the CPU this thread runs on, in MHz, from cpufreq (sysfs) or
  * /proc/cpuinfo; 0 when the machine exposes neither (then the feature is left out, never
@@ -79,36 +78,28 @@ static double phase_mhz(void)
 
 int tide_predict_init(tide_rt *rt, char *err, size_t len)
 {
-    const tide_model_ops *ops = NULL;
     if (rt->cfg.tool_path[0]) {
         if (tide_tool_load(rt->cfg.tool_path, &rt->tool, err, len) != TIDE_PRED_OK)
             return TIDE_ERR_CONFIG;
         rt->have_tool = true;
-        ops = rt->tool.model;
     }
-    rt->model = ops ? tide_model_create_ops(ops, &rt->cfg.pred, err, len)
-                    : tide_model_create(&rt->cfg.pred, err, len);
-    if (!rt->model) {
+    /* The frequency is a phase feature when the machine exposes it, decided once so that the
+     * number of phase features stays the same all run long. */
+    if (tide_feed_init(&rt->feed, &rt->cfg.pred, rt->have_tool ? &rt->tool : NULL, core_mhz() > 0,
+                       err, len) != 0) {
         if (rt->have_tool) tide_tool_unload(&rt->tool);
         rt->have_tool = false;
         return TIDE_ERR_CONFIG;
     }
-    /* Decided once, so that the number of phase features stays the same all run long. */
-    rt->freq_known = core_mhz() > 0;
     freq_read_at = -1;
-    /* auto needs the features too: its task model competes with the rank model. */
-    collect = strcmp(rt->cfg.pred.kind, "task") == 0 || strcmp(rt->cfg.pred.kind, "auto") == 0 ||
-              (rt->have_tool && rt->tool.task_features != NULL);
+    collect = rt->feed.collect;
     filling = 0;
-    model_nfeat = -1;
-    rt->L_pred = rt->L_unc = -1;
     return TIDE_OK;
 }
 
 void tide_predict_finalize(tide_rt *rt)
 {
-    tide_model_destroy(rt->model);
-    rt->model = NULL;
+    tide_feed_free(&rt->feed);
     if (rt->have_tool) tide_tool_unload(&rt->tool);
     rt->have_tool = false;
     for (int i = 0; i < 2; i++) {
@@ -146,45 +137,10 @@ void tide_predict_record_time(tide_task *t)
     if (t->sample >= 0) bufs[filling].time[t->sample] = t->exec_time;
 }
 
-/* Builds the model's feature matrix from a sample buffer: the application's features (as many
- * columns as the first phase used) plus the tool's extra ones. Returns rows; *nf the columns. */
-static long build_features(tide_rt *rt, const sample_buf *b, double **out, int *nf)
+/* A sample buffer as the feed reads it: rows of TIDE_MAX_FEATURES, and the measured times. */
+static tide_feed_tasks feed_tasks(const sample_buf *b)
 {
-    if (model_nfeat < 0) {
-        int maxf = 0;
-        for (long i = 0; i < b->n; i++)
-            for (int k = TIDE_MAX_FEATURES; k > maxf; k--)
-                if (b->feat[i * TIDE_MAX_FEATURES + k - 1] != 0) {
-                    maxf = k;
-                    break;
-                }
-        model_nfeat = maxf;
-    }
-    int extra = rt->have_tool && rt->tool.task_features ? TOOL_EXTRA_MAX : 0;
-    int cols = model_nfeat + extra;
-    *nf = cols;
-    *out = NULL;
-    if (b->n == 0 || cols == 0) return b->n;
-    double *m = calloc((size_t)b->n * (size_t)cols, sizeof *m);
-    if (!m) return 0;
-    for (long i = 0; i < b->n; i++) {
-        double *row = m + i * cols;
-        memcpy(row, b->feat + i * TIDE_MAX_FEATURES, (size_t)model_nfeat * sizeof *row);
-        if (extra) {
-            int got = rt->tool.task_features(rt->tool.user, b->feat + i * TIDE_MAX_FEATURES,
-                                             model_nfeat, row + model_nfeat, extra);
-            if (got < 0) memset(row + model_nfeat, 0, (size_t)extra * sizeof *row);
-        }
-    }
-    *out = m;
-    return b->n;
-}
-
-static double model_code(const char *name)
-{
-    if (strcmp(name, "rank") == 0) return TIDE_PMODEL_RANK;
-    if (strcmp(name, "task") == 0) return TIDE_PMODEL_TASK;
-    return *name ? TIDE_PMODEL_TOOL : TIDE_PMODEL_NONE;
+    return (tide_feed_tasks){b->n, TIDE_MAX_FEATURES, b->feat, b->time};
 }
 
 /* Cost hints (tide_task_set_cost) replace the model for a phase in which every own task has
@@ -197,12 +153,12 @@ static bool hints_serve(const tide_rt *rt)
 
 static void serve_hints(tide_rt *rt)
 {
-    if (!hints_serve(rt)) return;
-    rt->L_pred = rt->phase_hints.sum;
-    rt->L_unc = 0;
-    rt->pred_source = TIDE_SRC_HINT;
-    rt->pred_model = TIDE_PMODEL_NONE;
-    rt->task_pred_ready = 1;
+    if (hints_serve(rt)) tide_feed_serve(&rt->feed, rt->phase_hints.sum, TIDE_FEED_SRC_HINT);
+}
+
+bool tide_predict_task_ready(const tide_rt *rt)
+{
+    return rt->feed.per_task || rt->feed.source == TIDE_FEED_SRC_HINT;
 }
 
 typedef struct hint_times {
@@ -222,79 +178,44 @@ static bool hint_one(tide_queue *q, tide_task *t, void *arg)
 
 void tide_predict_phase(tide_rt *rt)
 {
-    tide_prediction p;
-    int rc;
-    if (collect) {
-        double *f;
-        int nf;
-        long n = build_features(rt, &bufs[filling], &f, &nf);
-        tide_task_set next = {(int)n, nf, f};
-        rc = tide_model_predict_info(rt->model, &next, &p);
-        free(f);
-    } else {
-        rc = tide_model_predict_info(rt->model, NULL, &p);
-    }
-    if (rc == TIDE_PRED_OK && tide_model_fell_back(rt->model) && !rt->warned_fallback &&
+    tide_feed_tasks next = feed_tasks(&bufs[filling]);
+    int rc = tide_feed_predict(&rt->feed, collect ? &next : NULL);
+    if (rc == TIDE_PRED_OK && tide_model_fell_back(rt->feed.model) && !rt->warned_fallback &&
         rt->cfg.verbose) {
         fprintf(stderr, "tide: rank %d: load model falls back to the last load: %s\n", rt->rank,
-                tide_model_fallback_reason(rt->model));
+                tide_model_fallback_reason(rt->feed.model));
         rt->warned_fallback = true;
     }
-    bool ok = rc == TIDE_PRED_OK;
-    rt->L_pred = ok ? p.load : -1;
-    rt->L_unc = ok ? p.unc : -1;
-    rt->pred_source = ok ? p.source : TIDE_SRC_NONE;
-    rt->pred_model = ok && p.source == TIDE_SRC_MODEL ? model_code(p.model) : TIDE_PMODEL_NONE;
-    rt->task_pred_ready = ok && tide_predict_task_times(rt, NULL, 0);
     serve_hints(rt);
 }
 
 typedef struct weights {
     double *times;
-    const double *row_time;
-    long rows, n, k;
-    double scale;
+    const tide_feed *feed;
+    long n, k;
 } weights;
 
+/* Queue order: the k-th queued task's sample index is its row of the phase's tasks. */
 static bool weigh_one(tide_queue *q, tide_task *t, void *arg)
 {
     (void)q;
     weights *w = arg;
     if (w->k >= w->n) return false;
-    w->times[w->k++] =
-        !t->pinned && t->sample >= 0 && t->sample < w->rows ? w->scale * w->row_time[t->sample] : 0;
+    w->times[w->k++] = t->pinned ? 0 : tide_feed_weight(w->feed, t->sample);
     return true;
 }
 
 bool tide_predict_task_times(tide_rt *rt, double *times, long n)
 {
-    if (rt->pred_source == TIDE_SRC_HINT) {
+    if (rt->feed.source == TIDE_FEED_SRC_HINT) {
         hint_times h = {times, n, 0};
-        if (times) tide_queue_visit(&rt->local, false, hint_one, &h);
+        tide_queue_visit(&rt->local, false, hint_one, &h);
         return h.k == n;
     }
-    if (!collect) return false;
-    const sample_buf *b = &bufs[filling];
-    double *f;
-    int nf;
-    long rows = build_features(rt, b, &f, &nf);
-    double *all = rows ? malloc((size_t)rows * sizeof *all) : NULL;
-    tide_task_set set = {(int)rows, nf, f};
-    double sum = 0;
-    bool ok = all && tide_model_predict_tasks(rt->model, &set, all, &sum) == TIDE_PRED_OK;
-    if (ok && times) {
-        /* The task model says which tasks are heavy; the served prediction (perhaps a baseline
-         * that predicts the total better) says how much the rank carries: the weights are the
-         * task model's, scaled to sum to L_pred, so the planner's load and weights agree. */
-        double scale = sum > 0 && rt->L_pred >= 0 ? rt->L_pred / sum : 1.0;
-        /* Queue order: the k-th queued task's sample index gives its row. */
-        weights w = {times, all, rows, n, 0, scale};
-        tide_queue_visit(&rt->local, false, weigh_one, &w);
-        ok = w.k == n;
-    }
-    free(all);
-    free(f);
-    return ok;
+    if (!rt->feed.per_task) return false;
+    weights w = {times, &rt->feed, n, 0};
+    tide_queue_visit(&rt->local, false, weigh_one, &w);
+    return w.k == n;
 }
 
 /* Called on the comm thread just before the workers are released: the samples of the phase
@@ -310,25 +231,7 @@ void tide_predict_phase_ended(void)
 
 void tide_predict_observe(tide_rt *rt, double load)
 {
-    tide_phase_obs obs = {.load = load};
-    double *f = NULL;
-    if (collect) {
-        const sample_buf *b = &bufs[filling ^ 1];
-        int nf;
-        long n = build_features(rt, b, &f, &nf);
-        obs.tasks = (tide_task_set){(int)n, nf, f};
-        obs.task_times = b->time;
-    }
-    double phase_feat[1 + TOOL_EXTRA_MAX];
-    int nf = 0;
-    if (rt->freq_known) phase_feat[nf++] = phase_mhz();
-    if (rt->have_tool && rt->tool.phase_features) {
-        int got = rt->tool.phase_features(rt->tool.user, rt->log.nphases, phase_feat + nf,
-                                          TOOL_EXTRA_MAX);
-        if (got > 0) nf += got;
-    }
-    obs.nphase_feat = nf;
-    obs.phase_features = nf ? phase_feat : NULL;
-    tide_model_observe(rt->model, &obs);
-    free(f);
+    tide_feed_tasks done = feed_tasks(&bufs[filling ^ 1]);
+    tide_feed_observe(&rt->feed, load, collect ? &done : NULL, rt->log.nphases,
+                      rt->feed.freq ? phase_mhz() : 0);
 }

@@ -96,46 +96,19 @@ static void json_error_field(FILE *f, double sum, int n)
         fprintf(f, "null");
 }
 
-/* Who served the predictions: "rank", "task", a tool's model, or a baseline / the guard. */
-enum {
-    SERVED_RANK,
-    SERVED_TASK,
-    SERVED_TOOL,
-    SERVED_PERSISTENCE,
-    SERVED_MEDIAN,
-    SERVED_GUARD,
-    SERVED_HINT,
-    SERVED_KINDS
-};
-static const char *const served_names[SERVED_KINDS] = {"rank",   "task",  "tool", "persistence",
-                                                       "median", "guard", "hint"};
+/* Who served the predictions (tide_core_feed.h): libtide's kinds are all but the simulator's
+ * oracle, which comes last. */
+#define SERVED_KINDS TIDE_SERVED_EXACT
 
-/* The served kind of a record, or -1 when it had no prediction. */
+/* The served kind of a record, or -1 when it had no prediction (or a kind libtide never serves). */
 static int served_kind(const tide_rank_record *r)
 {
-    if (r->L_pred < 0) return -1;
-    switch ((int)r->pred_source) {
-    case TIDE_SRC_MODEL:
-        return r->pred_model == TIDE_PMODEL_RANK   ? SERVED_RANK
-               : r->pred_model == TIDE_PMODEL_TASK ? SERVED_TASK
-                                                   : SERVED_TOOL;
-    case TIDE_SRC_PERSISTENCE:
-        return SERVED_PERSISTENCE;
-    case TIDE_SRC_MEDIAN:
-        return SERVED_MEDIAN;
-    case TIDE_SRC_GUARD:
-        return SERVED_GUARD;
-    case TIDE_SRC_HINT:
-        return SERVED_HINT;
-    default:
-        return -1;
-    }
+    int k = tide_feed_served(r->L_pred, r->pred_source, r->pred_model);
+    return k < SERVED_KINDS ? k : -1;
 }
 
 static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularity", "uncertainty",
                                                              "capacity"};
-
-_Static_assert(SERVED_KINDS == TIDE_SERVED_KINDS, "stats.c's served kinds and the totals' agree");
 
 /* The last phase into the totals, in phase order: the same sums the whole log would give. */
 static void add_totals(tide_phase_log *log)
@@ -249,7 +222,7 @@ static void json_predictions(FILE *f, const tide_rank_record *r, int n)
     fprintf(f, ", \"pred_source\": [");
     for (int i = 0; i < n; i++) {
         int k = served_kind(&r[i]);
-        fprintf(f, "%s\"%s\"", i ? ", " : "", k >= 0 ? served_names[k] : "none");
+        fprintf(f, "%s\"%s\"", i ? ", " : "", tide_feed_served_name(k));
     }
     fprintf(f, "]");
 }
@@ -355,7 +328,7 @@ static void json_summary(FILE *f, const tide_phase_log *log)
     json_rank_errors(f, log);
     fprintf(f, ",\n    \"pred_sources\": {");
     for (int k = 0; k < SERVED_KINDS; k++)
-        fprintf(f, "%s\"%s\": %ld", k ? ", " : "", served_names[k], s.served[k]);
+        fprintf(f, "%s\"%s\": %ld", k ? ", " : "", tide_feed_served_name(k), s.served[k]);
     fprintf(f, "}, \"plan_limits\": {");
     for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++)
         fprintf(f, "%s\"%s\": %ld", k ? ", " : "", limit_names[k], s.limits[k]);
@@ -418,7 +391,7 @@ static void print_details(const tide_run_totals *s, const tide_config *cfg, FILE
                 s->n_ape ? s->ape_err / s->n_ape : 0.0);
         for (int k = 0, first = 1; k < SERVED_KINDS; k++) {
             if (!s->served[k]) continue;
-            fprintf(out, "%s %s %.0f%%", first ? "" : ",", served_names[k],
+            fprintf(out, "%s %s %.0f%%", first ? "" : ",", tide_feed_served_name(k),
                     100.0 * s->served[k] / s->predicted);
             first = 0;
         }

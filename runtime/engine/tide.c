@@ -216,7 +216,6 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     }
     rt->threads = rt->cfg.threads > 0 ? rt->cfg.threads : omp_get_max_threads();
     tide_node_probe(rt);
-    rt->rng = rt->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)rt->rank;
     rt->log.nranks = rt->size;
     rt->log.threads = rt->threads;
     /* Every phase's records only where they are written at finalize (stats.c). */

@@ -169,7 +169,7 @@ static void json_document(const char *python, const char *path)
         p1[i].L_pred = i ? 4.4 : 4;
         p1[i].L_unc = 0.1;
         p1[i].pred_source = TIDE_SRC_MODEL;
-        p1[i].pred_model = TIDE_PMODEL_RANK;
+        p1[i].pred_model = TIDE_FEED_MODEL_RANK;
     }
     CHECK_OK(tide_stats_add_phase(&log, p0));
     CHECK_OK(tide_stats_add_phase(&log, p1));
@@ -384,7 +384,7 @@ static void last_phase_only(void)
             double w = 0.001 * (1 + (k * 7 + i * 13) % 11);
             r[i] = rec(w, 1.5 * w, 0.0002, 10 + i, k % 3 == i, i == 2 ? k % 4 : 0, 1000 * i);
             r[i].L_pred = k < 5 ? -1 : 1.4 * w, r[i].L_unc = 0.0001;
-            r[i].pred_source = TIDE_SRC_MODEL, r[i].pred_model = TIDE_PMODEL_RANK;
+            r[i].pred_source = TIDE_SRC_MODEL, r[i].pred_model = TIDE_FEED_MODEL_RANK;
             r[i].plan_limit = k % 5 == 0 ? -1 : i % TIDE_LB_LIMIT_COUNT;
             r[i].replicated = k % 7 == 0;
         }

@@ -44,7 +44,7 @@ static void receive(sim_rank *R, sim_msg *m)
 {
     if (m->channel) sim_channel_free(&R->S->ranks[(size_t)m->src], m);
     if (sim_engine_receive(R, m)) return;
-    sim_lb_control(R, m->src, &m->ctl);
+    tide_host_control(&R->lb, m->src, &m->ctl);
     if (R->S->ops->progress) sim_wake_comm(R);
 }
 
@@ -71,12 +71,12 @@ static tide_rank_status status_of(const sim_rank *R, bool start)
 {
     tide_rank_status st = {};
     st.ntasks = (double)R->phase_tasks;
-    st.L_pred = R->L_pred;
+    st.L_pred = R->feed.load;
     st.queued = (double)R->nlocal;
     st.queued_in = (double)R->nremote;
     st.outstanding = (double)sim_own_open(R);
-    st.task_pred = R->task_pred ? 1 : 0;
-    st.L_unc = R->L_unc;
+    st.task_pred = R->feed.per_task ? 1 : 0;
+    st.L_unc = R->feed.unc;
     st.threads = R->S->W;
     st.task_bytes = start && R->nlocal > 0 ? R->S->wl->task_bytes : 0; /* every task's */
     st.send_bw = sim_send_bw(R);
@@ -156,7 +156,7 @@ static bool wait_turn(sim_rank *R, const loop_wait *lw, tide_backoff *backoff)
     };
     std::unique_lock<sg::Mutex> lk(*R->mu);
     for (;;) {
-        double quiet = sim_lb_quiet_until(R), t0 = t, w0 = w;
+        double quiet = tide_host_quiet_until(&R->lb), t0 = t, w0 = w;
         tide_backoff b0 = b;
         skipped = 0;
         deadline = loop_deadline(R, lw);
@@ -210,7 +210,7 @@ static void idle(sim_rank *R, const loop_wait *lw, tide_backoff *backoff)
         tide_backoff_busy(backoff);
     else
         tide_backoff_idle(backoff);
-    if (R->S->ops->progress && R->running) sim_lb_progress(R);
+    if (R->S->ops->progress && R->running) tide_host_progress(&R->lb);
 }
 
 /* Rounds every TIDE_ROUND_US, seen at the comm thread's turns; a rank whose own tasks are done

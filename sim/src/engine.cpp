@@ -97,7 +97,7 @@ void sim_outgoing_push(sim_rank *R, int dest, int tid)
     sim_task_of(R, tid)->state = T_OUTGOING;
     R->outgoing[dest].push_back(tid);
     R->noutgoing++;
-    if (R->planning)
+    if (R->lb.planning)
         tide_drain_waiting(&R->drain,
                            sg::Engine::get_clock()); /* as libtide: a plan's burst only */
     sim_view_changed(R);

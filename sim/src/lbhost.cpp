@@ -1,12 +1,9 @@
-/* The host of the task strategy (tide_lb.h) in the simulator, the counterpart of
- * runtime/engine/lb_host.c: a view made from a simulated rank, and actions that are the
- * simulated engine's. Every callback runs under the rank's callback lock, one at a time, as on
- * libtide's comm thread. */
+/* tide-sim's driver of the engine core's strategy host (runtime/core, tide_core_host.h): the
+ * view's numbers come from a simulated rank, and the actions are the simulated engine's. Every
+ * callback runs under the rank's callback lock, one at a time, as on libtide's comm thread. */
 #include "sim.h"
 
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 
 static sim_rank *rank_of(void *ctx)
 {
@@ -62,96 +59,67 @@ static void act_fatal(void *ctx, const char *msg)
     exit(70);
 }
 
-void sim_lb_init(sim_rank *R)
+static void numbers(void *ctx, tide_lb_view *v)
 {
-    const tide_lb_ops *ops = R->S->ops;
+    sim_rank *R = rank_of(ctx);
+    v->rank = R->id;
+    v->size = R->S->P;
+    v->phase = R->phase;
+    v->running = R->running;
+    v->stopping = false;
+    v->now = sg::Engine::get_clock();
+    v->phase_tasks = R->phase_tasks;
+    v->queued = R->nlocal;
+    v->queued_in = R->nremote;
+    v->outgoing = R->noutgoing;
+    v->threads = R->S->W;
+}
+
+static void enter(void *ctx)
+{
+    rank_of(ctx)->cb_lock->lock();
+}
+
+static void leave(void *ctx)
+{
+    rank_of(ctx)->cb_lock->unlock();
+}
+
+int sim_lb_init(sim_rank *R, char *err, size_t len)
+{
+    tide_lb_actions a = {};
+    a.ctx = R;
+    a.offload = act_offload;
+    a.offload_selected = act_offload_selected;
+    a.replicate = act_replicate;
+    a.send_control = act_send_control;
+    a.allgatherv = act_allgatherv;
+    a.task_times = act_task_times;
+    a.fatal = act_fatal;
+    a.report_plan = nullptr; /* the simulated stats omit plan limits */
+    a.reclaim = act_reclaim;
+    a.report_transfer = act_report_transfer;
+    tide_host_driver d = {R, numbers, enter, leave};
     size_t nall;
-    const tide_lb_knob *const *all = tide_lb_all_knobs(&nall);
-    R->knob.assign(tide_lb_knob_count(ops) + 1, 0.0);
-    for (size_t k = 0; k < tide_lb_knob_count(ops); k++)
-        for (size_t i = 0; i < nall && i < TIDE_LB_KNOBS_MAX; i++)
-            if (all[i] == ops->knobs[k]) R->knob[k] = R->S->cfg->tide.lb_knob[i];
-    R->state = ops->state_size ? calloc(1, ops->state_size) : nullptr;
-    R->rng = R->S->cfg->tide.seed * 0x9e3779b97f4a7c15ull + (uint64_t)R->id; /* as libtide's */
-    R->actions = tide_lb_actions{};
-    R->actions.ctx = R;
-    R->actions.offload = act_offload;
-    R->actions.offload_selected = act_offload_selected;
-    R->actions.replicate = act_replicate;
-    R->actions.send_control = act_send_control;
-    R->actions.allgatherv = act_allgatherv;
-    R->actions.task_times = act_task_times;
-    R->actions.fatal = act_fatal;
-    R->actions.report_plan = nullptr; /* the simulated stats omit plan limits */
-    R->actions.reclaim = act_reclaim;
-    R->actions.report_transfer = act_report_transfer;
+    tide_lb_all_knobs(&nall);
+    const sim_config *c = R->S->cfg;
+    return tide_host_init(&R->lb, c->tide.lb, c->tide.lb_knob,
+                          nall < TIDE_LB_KNOBS_MAX ? nall : TIDE_LB_KNOBS_MAX, c->tide.seed, R->id, &a, &d,
+                          err, len);
 }
 
-static tide_lb_view view_of(sim_rank *R, const tide_rank_status *all)
+/* Every rank that took the collective shares its orders (coll.cpp). */
+static tide_lb_orders *shared_orders(const tide_rank_status *all)
 {
-    tide_lb_view v = {};
-    v.rank = R->id;
-    v.size = R->S->P;
-    v.phase = R->phase;
-    v.running = R->running;
-    v.stopping = false;
-    v.now = sg::Engine::get_clock();
-    v.phase_tasks = R->phase_tasks;
-    v.queued = R->nlocal;
-    v.queued_in = R->nremote;
-    v.outgoing = R->noutgoing;
-    v.threads = R->S->W;
-    v.all = all;
-    v.orders = all ? sim_coll_orders((const double *)all) : nullptr;
-    v.knob = R->knob.data();
-    v.state = R->state;
-    v.rng = &R->rng;
-    return v;
-}
-
-typedef void (*lb_callback)(const tide_lb_view *, const tide_lb_actions *);
-
-static void call(sim_rank *R, lb_callback fn, const tide_rank_status *all)
-{
-    if (!fn) return;
-    R->cb_lock->lock();
-    tide_lb_view v = view_of(R, all);
-    fn(&v, &R->actions);
-    R->cb_lock->unlock();
+    return all ? sim_coll_orders((const double *)all) : nullptr;
 }
 
 void sim_lb_phase_begin(sim_rank *R, const tide_rank_status *all)
 {
-    R->planning = true; /* what moves now is the plan (its burst measures the drain rate) */
-    call(R, R->S->ops->phase_begin, all);
-    R->planning = false;
+    tide_host_phase_begin(&R->lb, all, shared_orders(all));
 }
 
 void sim_lb_round(sim_rank *R, const tide_rank_status *all)
 {
-    call(R, R->S->ops->round, all);
-}
-
-void sim_lb_progress(sim_rank *R)
-{
-    call(R, R->S->ops->progress, nullptr);
-}
-
-double sim_lb_quiet_until(sim_rank *R)
-{
-    if (!R->S->ops->quiet_until) return -INFINITY;
-    /* Without the callback lock: the hint only reads, and an actor runs until its next simcall,
-     * so no callback can interleave; taking the lock would be a scheduling point of its own and
-     * let other actors run first at the same instant, which the turn it stands for is not. */
-    tide_lb_view v = view_of(R, nullptr);
-    return R->S->ops->quiet_until(&v);
-}
-
-void sim_lb_control(sim_rank *R, int src, const tide_control *msg)
-{
-    if (!R->S->ops->control) return;
-    R->cb_lock->lock();
-    tide_lb_view v = view_of(R, nullptr);
-    R->S->ops->control(&v, &R->actions, src, msg);
-    R->cb_lock->unlock();
+    tide_host_round(&R->lb, all, shared_orders(all));
 }

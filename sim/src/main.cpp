@@ -61,14 +61,14 @@ static int rank_init(sim *S, sim_rank *R, int id, sg::Host *host, char *err, siz
     R->busy.assign((size_t)S->P, 0);
     R->throttle_bw = id == S->cfg->tide.throttle_rank ? (double)S->cfg->tide.throttle_bw : 0;
     R->plan_transfer = -1;
-    sim_lb_init(R);
+    if (sim_lb_init(R, err, len) != 0) return -1;
     return sim_predict_init(R, err, len);
 }
 
 static void rank_free(sim_rank *R)
 {
     sim_predict_free(R);
-    free(R->state);
+    tide_host_free(&R->lb);
     R->mbox->set_receiver(nullptr);
     for (sim_msg *m : R->controls)
         delete m;

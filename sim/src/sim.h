@@ -19,6 +19,8 @@
 #include "tide_lb.h"
 #include "tide_plan.h"
 #include "tide_predictor.h"
+#include "tide_core_feed.h"
+#include "tide_core_host.h"
 
 extern "C" {
 #include "noise.h" /* apps/common: mxm's seeded task noise */
@@ -161,7 +163,7 @@ typedef struct sim_record {
     double W, L, L_run, L_pred, L_unc, task_max, time;
     double tasks, offloaded, received, cancelled, bytes_sent;
     double send_bw, sent_last, plan_transfer, reclaimed; /* transfer-aware plans (docs/stats.md) */
-    int pred_kind; /* stats.cpp: which model or baseline served L_pred, -1 none */
+    int pred_kind; /* which model or baseline served L_pred (tide_feed_served), -1 none */
 } sim_record;
 
 /* The doubles of libtide's phase record (TIDE_RECORD_DOUBLES): what the records allgather
@@ -215,7 +217,6 @@ typedef struct sim_rank {
     long noutgoing;
     int next_dest;        /* where the next pass of task sends starts (round-robin) */
     tide_drain drain;     /* the rate a burst of its task messages drains at (tide_plan.h) */
-    bool planning;        /* inside phase_begin: what moves now is the plan */
     double throttle_bw;   /* TIDE_THROTTLE_*: bytes/s its task sends are held to, 0 */
     double throttle_next; /* no task message leaves before this time */
     std::deque<sim_msg *> controls, results;
@@ -227,17 +228,10 @@ typedef struct sim_rank {
                         std::greater<sim_inbox_entry>>
         inbox;
     sg::ConditionVariablePtr inbox_cv;
-    /* the strategy */
-    std::vector<double> knob;
-    void *state;
-    uint64_t rng;
-    tide_lb_actions actions;
-    /* the load model */
-    tide_model *model;
-    double L_pred, L_unc;
-    int pred_kind;
-    bool task_pred;
-    std::vector<double> pred_times; /* per own task of the phase: the model's weights */
+    /* the strategy (lbhost.cpp drives the core's host) */
+    tide_host lb;
+    /* the load model and the prediction of the running phase (predict.cpp) */
+    tide_feed feed;
     /* counters of the phase */
     double L, L_run, task_max, bytes_sent; /* L_run: every task run here (docs/stats.md) */
     long n_offloaded, n_received, n_cancelled;
@@ -414,13 +408,12 @@ void sim_view_changed(sim_rank *R);
 
 /* ---- the strategy host (lbhost.cpp) ------------------------------------------------------- */
 
-void sim_lb_init(sim_rank *R);
+/* The rank's host of the strategy; 0, or -1 with one line in err. progress, control and
+ * quiet_until go to the core's host directly (tide_host_progress, ...). */
+int sim_lb_init(sim_rank *R, char *err, size_t len);
+/* The strategy's phase_begin and round, with the orders every rank of the collective shares. */
 void sim_lb_phase_begin(sim_rank *R, const tide_rank_status *all);
 void sim_lb_round(sim_rank *R, const tide_rank_status *all);
-void sim_lb_progress(sim_rank *R);
-/* The strategy's quiet_until for the rank's view now; -INFINITY without one. */
-double sim_lb_quiet_until(sim_rank *R);
-void sim_lb_control(sim_rank *R, int src, const tide_control *msg);
 
 /* ---- collectives (coll.cpp) --------------------------------------------------------------- */
 
@@ -442,12 +435,9 @@ void sim_coll_allgatherv(sim_rank *R, const double *mine, int n, const int *coun
 
 /* ---- the load model (predict.cpp) --------------------------------------------------------- */
 
-/* Who served a prediction, as the statistics name it (stats.cpp); -1: no prediction. */
-enum { PK_RANK, PK_TASK, PK_TOOL, PK_PERSISTENCE, PK_MEDIAN, PK_GUARD, PK_EXACT, PK_KINDS };
-
 int sim_predict_init(sim_rank *R, char *err, size_t len);
 void sim_predict_free(sim_rank *R);
-void sim_predict_phase(sim_rank *R);   /* L_pred, L_unc before the phase */
+void sim_predict_phase(sim_rank *R);   /* R->feed's prediction before the phase */
 void sim_predict_observe(sim_rank *R); /* the measured load after it */
 bool sim_predict_task_times(sim_rank *R, double *times, long n);
 

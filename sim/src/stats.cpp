@@ -8,18 +8,15 @@
 #include <cmath>
 #include <cstring>
 
-static const char *const kind_names[PK_KINDS] = {"rank",   "task",  "tool", "persistence",
-                                                 "median", "guard", "exact"};
-
 void sim_record_fill(sim_rank *R, sim_record *rec)
 {
     *rec = sim_record{};
     rec->W = R->last_done > 0 ? R->last_done - R->phase_start : 0;
     rec->L = R->L;
     rec->L_run = R->L_run;
-    rec->L_pred = R->L_pred;
-    rec->L_unc = R->L_pred >= 0 ? R->L_unc : -1;
-    rec->pred_kind = R->L_pred >= 0 ? R->pred_kind : -1;
+    rec->L_pred = R->feed.load;
+    rec->L_unc = R->feed.load >= 0 ? R->feed.unc : -1;
+    rec->pred_kind = tide_feed_served(R->feed.load, R->feed.source, R->feed.model_code);
     rec->task_max = R->task_max;
     rec->tasks = (double)R->phase_tasks;
     rec->offloaded = (double)R->n_offloaded;
@@ -78,8 +75,7 @@ static void predictions(FILE *f, const std::vector<sim_record> &r, bool have)
     array(f, "L_unc", r, &sim_record::L_unc, false);
     fprintf(f, ", \"pred_source\": [");
     for (size_t i = 0; i < r.size(); i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "",
-                r[i].pred_kind >= 0 ? kind_names[r[i].pred_kind] : "none");
+        fprintf(f, "%s\"%s\"", i ? ", " : "", tide_feed_served_name(r[i].pred_kind));
     fprintf(f, "]");
 }
 
@@ -195,7 +191,7 @@ static void write_summary(FILE *f, const sim *S)
 {
     double W_par = 0, W_avg = 0, time = 0, ideal = 0, tasks = 0, moved = 0, bytes = 0;
     pred_error all;
-    long served[PK_KINDS] = {0};
+    long served[TIDE_SERVED_COUNT] = {0};
     for (const auto &r : S->log) {
         phase_figures x = figures(S, r);
         W_par += x.W_max, W_avg += x.W_avg, time += r[0].time, ideal += x.ideal;
@@ -216,8 +212,11 @@ static void write_summary(FILE *f, const sim *S)
     mean_or_null(f, all.sq, all.n);
     write_rank_errors(f, S);
     fprintf(f, ",\n    \"pred_sources\": {");
-    for (int k = 0; k < PK_KINDS; k++)
-        fprintf(f, "%s\"%s\": %ld", k ? ", " : "", kind_names[k], served[k]);
+    for (int k = 0, first = 1; k < TIDE_SERVED_COUNT; k++) {
+        if (k == TIDE_SERVED_HINT) continue; /* libtide's cost hints: none in a simulation */
+        fprintf(f, "%s\"%s\": %ld", first ? "" : ", ", tide_feed_served_name(k), served[k]);
+        first = 0;
+    }
     fprintf(f, "}}\n}\n");
 }
 
