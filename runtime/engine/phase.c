@@ -1,5 +1,8 @@
-/* The phase protocol (termination): a state machine the comm thread advances one step per
- * loop turn. Every collective runs on coll_comm, issued in the same order on every rank:
+/* The phase protocol (termination): the engine core's state machine (runtime/core/src/proto.c,
+ * tide_core_proto.h, which decides; tide-sim's comm actor steps the same one), advanced by the
+ * comm thread one step per loop turn; this file does what it decides with MPI, the clock, the
+ * strategy's calls and the statistics. Every collective runs on coll_comm, issued in the same
+ * order on every rank:
  *   [start sync: status allgather, for strategies that move tasks]
  *   run: until every own task of the phase has completed (locally or with its result home)
  *   end: status allgathers every TIDE_ROUND_US until one shows no outstanding work anywhere

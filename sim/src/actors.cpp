@@ -1,12 +1,10 @@
-/* The actors of one rank: workers, the receiver, and the comm actor, which runs the phase
- * protocol of runtime/engine/commthread.c:
- *   [start sync: status allgather, for strategies with TIDE_LB_PHASE_SYNC; then phase_begin]
- *   run: rounds every TIDE_ROUND_US (status allgathers; the first with no outstanding work on
- *        any rank ends the phase), or, without rounds, one status allgather that each rank
- *        joins when its own tasks are complete
- *   an allgather of the phase records, then the load model observes the phase.
- * A rank whose own tasks are complete joins the next round at once; the allgathers are
- * non-blocking, so the strategy's progress callback keeps running while one is pending. */
+/* The actors of one rank: workers, the receiver, and the comm actor, which drives the engine
+ * core's phase protocol (runtime/core: tide_core_proto.h, the state machine libtide's comm thread
+ * steps in runtime/engine/phase.c): it asks the core what to do next, does it with SimGrid (the
+ * collective model, the strategy's calls, the records), and waits for what the core names, with
+ * the idle turns at which nothing can happen skipped (wait_turn). libtide's inline phases and
+ * tide_finalize's closing allgather are not modelled: tide-sim runs every phase through the comm
+ * thread's protocol, and its ranks all run the workload's phases (no mismatch to find). */
 #include "sim.h"
 
 #include <algorithm>
