@@ -1,5 +1,8 @@
-/* The phase protocol (termination): a state machine the comm thread advances one step per
- * loop turn. Every collective runs on coll_comm, issued in the same order on every rank:
+/* The phase protocol (termination): the engine core's state machine (runtime/core/src/proto.c,
+ * tide_core_proto.h, which decides; tide-sim's comm actor steps the same one), advanced by the
+ * comm thread one step per loop turn; this file does what it decides with MPI, the clock, the
+ * strategy's calls and the statistics. Every collective runs on coll_comm, issued in the same
+ * order on every rank:
  *   [start sync: status allgather, for strategies that move tasks]
  *   run: until every own task of the phase has completed (locally or with its result home)
  *   end: status allgathers every TIDE_ROUND_US until one shows no outstanding work anywhere
@@ -24,24 +27,21 @@
  * collective of the same shape (not in one that MPI would truncate or never match), every rank
  * sees the mismatch in the same records, and the job ends with one line naming it. */
 #include "internal.h"
+#include "tide_core_proto.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-typedef enum { PH_IDLE, PH_START_SYNC, PH_RUN, PH_ROUND, PH_END, PH_GATHER } phase_state;
 
 enum { FUSED_STEP = 2, FUSED_DOUBLES = FUSED_STEP + TIDE_RECORD_DOUBLES };
 
 struct tide_protocol {
     tide_rt *rt;
-    phase_state state;
+    tide_proto proto; /* the protocol's decisions and this rank's status (runtime/core) */
     MPI_Request coll_req;
-    tide_rank_status my_status, *all_status;
-    double next_round; /* tide_now() at which the next status round starts */
+    tide_rank_status *all_status;
+    tide_rank_status step; /* the closing and inline allgathers' step */
     tide_rank_record mine, *all;
-    int nphases;       /* phases completed by the comm thread */
     bool final_posted; /* the closing allgather of tide_finalize */
     bool final_checked;
     MPI_Request final_req;
@@ -83,13 +83,6 @@ static void fill_record(tide_protocol *cs)
     r->replicated = (double)rt->n_replicated;
 }
 
-static bool test_coll(tide_protocol *cs)
-{
-    int flag = 0;
-    MPI_Test(&cs->coll_req, &flag, MPI_STATUS_IGNORE);
-    return flag;
-}
-
 /* This rank's own work of the phase that is not over: tasks not completed, and replicas whose
  * holder has not answered yet (a copy may still run there, though the original completed here:
  * the phase must not end while it does, or the holder's records would race with its worker). */
@@ -115,79 +108,34 @@ static double mean_task_bytes(tide_rt *rt)
     return n > 0 ? sum / (double)n : 0;
 }
 
-/* start: the phase-start allgather, whose plan needs what moving costs. */
+/* A status allgather: POST_START's carries what moving costs (the queued tasks' mean bytes). */
 static void allgather_status(tide_protocol *cs, bool start)
 {
     tide_rt *rt = cs->rt;
-    tide_rank_status *st = &cs->my_status;
-    st->ntasks = (double)rt->phase_tasks;
-    st->L_pred = rt->feed.load;
-    st->queued = (double)atomic_load(&rt->local.count);
-    st->queued_in = (double)atomic_load(&rt->remote.count);
-    st->outstanding = (double)own_open(rt);
-    st->task_pred = tide_predict_task_ready(rt);
-    st->L_unc = rt->feed.unc;
-    st->threads = rt->threads;
-    st->task_bytes = start ? mean_task_bytes(rt) : 0;
-    st->send_bw = tide_transport_send_bw(rt);
-    st->phase = cs->nphases + 1;
-    st->finalizing = 0;
-    MPI_Iallgather(st, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status, TIDE_STATUS_DOUBLES,
-                   MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
+    tide_proto_numbers n = {
+        .ntasks = (double)rt->phase_tasks,
+        .L_pred = rt->feed.load,
+        .queued = (double)atomic_load(&rt->local.count),
+        .queued_in = (double)atomic_load(&rt->remote.count),
+        .outstanding = (double)own_open(rt),
+        .task_pred = tide_predict_task_ready(rt),
+        .L_unc = rt->feed.unc,
+        .threads = rt->threads,
+        .task_bytes = start ? mean_task_bytes(rt) : 0,
+        .send_bw = tide_transport_send_bw(rt),
+    };
+    MPI_Iallgather(tide_proto_status(&cs->proto, &n), TIDE_STATUS_DOUBLES, MPI_DOUBLE,
+                   cs->all_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
 }
 
 /* ---- phase agreement ------------------------------------------------------------------------- */
 
-static bool same_step(const tide_rank_status *a, const tide_rank_status *b)
-{
-    return a->phase == b->phase && a->finalizing == b->finalizing;
-}
-
-static void describe_step(const tide_rank_status *s, char *out, size_t len)
-{
-    if (s->finalizing)
-        snprintf(out, len, "in tide_finalize after %.0f phases", s->phase);
-    else
-        snprintf(out, len, "in phase %.0f", s->phase);
-}
-
-static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-    if (*len >= cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(buf + *len, cap - *len, fmt, ap);
-    va_end(ap);
-    *len += w > 0 ? (size_t)w : 0;
-}
-
 /* Every rank finds the same mismatch in the same records; rank 0 says it, in one line, and ends
- * the job. "The others" are the ranks at the most common step (ties: the lowest rank's). */
+ * the job. */
 static _Noreturn void phase_mismatch(tide_protocol *cs)
 {
-    const tide_rank_status *all = cs->all_status;
-    int n = cs->rt->size, ref = 0, nref = 0, listed = 0;
-    for (int i = 0; i < n; i++) {
-        int same = 0;
-        for (int j = 0; j < n; j++)
-            same += same_step(&all[i], &all[j]);
-        if (same > nref) nref = same, ref = i;
-    }
-    char msg[512] = "", step[64];
-    size_t len = 0;
-    for (int i = 0; i < n && listed < 4; i++) {
-        if (same_step(&all[i], &all[ref])) continue;
-        describe_step(&all[i], step, sizeof step);
-        append(msg, sizeof msg, &len, "%srank %d is %s", listed++ ? ", " : "", i, step);
-    }
-    if (n - nref > listed) append(msg, sizeof msg, &len, ", and %d more ranks", n - nref - listed);
-    describe_step(&all[ref], step, sizeof step);
-    if (nref > 1)
-        append(msg, sizeof msg, &len, ", the others %s", step);
-    else
-        append(msg, sizeof msg, &len, ", rank %d %s", ref, step);
+    char msg[512];
+    tide_proto_mismatch_line(cs->all_status, cs->rt->size, msg, sizeof msg);
     if (cs->rt->rank == 0) {
         fprintf(stderr,
                 "tide: phase mismatch: %s (phase N is a rank's N-th tide_taskwait; every rank "
@@ -203,23 +151,20 @@ static _Noreturn void phase_mismatch(tide_protocol *cs)
     abort();
 }
 
-/* After each status allgather: every rank must be at the same step. */
+/* After the inline and closing allgathers: every rank must be at the same step. */
 static void check_phases(tide_protocol *cs)
 {
-    for (int i = 1; i < cs->rt->size; i++)
-        if (!same_step(&cs->all_status[i], &cs->all_status[0])) phase_mismatch(cs);
+    if (!tide_proto_steps_agree(cs->all_status, cs->rt->size)) phase_mismatch(cs);
 }
 
 static void run_begin(tide_protocol *cs, const tide_rank_status *all)
 {
     tide_rt *rt = cs->rt;
-    cs->state = PH_RUN;
     tide_lb_phase_begin(rt, all);
-    atomic_store_explicit(&rt->plan_ready, cs->nphases + 1, memory_order_release);
+    atomic_store_explicit(&rt->plan_ready, cs->proto.nphases + 1, memory_order_release);
     /* Only workers held back for the plan need waking (tasks arriving wake them themselves);
      * a needless broadcast costs more than an empty phase's whole protocol. */
     if (tide_lb_phase_sync(rt) && atomic_load(&rt->local.count) > 0) tide_workers_wake(rt);
-    cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
 }
 
 static void gather_records(tide_protocol *cs)
@@ -227,10 +172,10 @@ static void gather_records(tide_protocol *cs)
     fill_record(cs);
     MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
                    MPI_DOUBLE, cs->rt->coll_comm, &cs->coll_req);
-    cs->state = PH_GATHER;
 }
 
-/* The phase's records are every rank's: the statistics take them, and the phase is over. */
+/* The phase's records are every rank's: the statistics take them, and the phase is over (the
+ * core counted it: proto.nphases). */
 static void phase_record(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
@@ -239,25 +184,16 @@ static void phase_record(tide_protocol *cs)
     tide_stats_compute(&rt->log, rt->log.nphases - 1, rt->threads, rt->rank, &rt->last);
     tide_predict_phase_ended();
     rt->running = false;
-    cs->nphases++;
-    atomic_store_explicit(&rt->phase_done, cs->nphases, memory_order_release);
+    atomic_store_explicit(&rt->phase_done, cs->proto.nphases, memory_order_release);
 }
 
 static void phase_finish(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
     phase_record(cs);
-    cs->state = PH_IDLE;
     tide_workers_wake(rt);
     /* The application runs again: the model learns (and may retrain) meanwhile. */
     tide_predict_observe(rt, cs->all[rt->rank].L);
-}
-
-static bool all_done(const tide_protocol *cs)
-{
-    for (int i = 0; i < cs->rt->size; i++)
-        if (cs->all_status[i].outstanding != 0) return false;
-    return true;
 }
 
 /* A phase starts: counters to zero, the prediction it is judged by. */
@@ -272,16 +208,16 @@ static void phase_open(tide_protocol *cs)
     rt->plan_residual = 0;
     rt->plan_limit = -1;
     tide_predict_phase(rt);
-    rt->cphase = cs->nphases;
+    rt->cphase = cs->proto.nphases;
     rt->running = true;
 }
 
-/* An inline allgather, the phase's or tide_finalize's: this rank's step (my_status) and the record
+/* An inline allgather, the phase's or tide_finalize's: this rank's step (cs->step) and the record
  * already in fused_mine out, every rank's into fused_all; their steps into all_status, checked. */
 static void fused_allgather(tide_protocol *cs)
 {
-    cs->fused_mine[0] = cs->my_status.phase;
-    cs->fused_mine[1] = cs->my_status.finalizing;
+    cs->fused_mine[0] = cs->step.phase;
+    cs->fused_mine[1] = cs->step.finalizing;
     MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
                   MPI_DOUBLE, cs->rt->coll_comm);
     for (int i = 0; i < cs->rt->size; i++) {
@@ -291,7 +227,7 @@ static void fused_allgather(tide_protocol *cs)
     check_phases(cs);
 }
 
-/* cs->state stays PH_IDLE: the comm thread reads it (tide_protocol_idle), and for the comm
+/* The core's state stays IDLE: the comm thread reads it (tide_protocol_idle), and for the comm
  * thread no phase runs. */
 void tide_protocol_inline_begin(tide_protocol *cs)
 {
@@ -302,78 +238,54 @@ void tide_protocol_inline_end(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
-    cs->my_status = (tide_rank_status){.phase = cs->nphases + 1};
+    cs->step = (tide_rank_status){.phase = cs->proto.nphases + 1};
     fill_record(cs);
     memcpy(cs->fused_mine + FUSED_STEP, &cs->mine, sizeof cs->mine);
     fused_allgather(cs);
     for (int i = 0; i < rt->size; i++)
         memcpy(&cs->all[i], cs->fused_all + (size_t)i * FUSED_DOUBLES + FUSED_STEP,
                sizeof cs->all[i]);
+    cs->proto.nphases++; /* the phase ran outside the core's state machine */
     phase_record(cs);
     tide_predict_observe(rt, cs->all[rt->rank].L);
 }
 
+/* One turn: the core decides (runtime/core/src/proto.c), this file does: MPI, the clock, the
+ * strategy's calls, statistics and the prediction. */
 bool tide_protocol_step(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
     if (rt->inline_phases) return false; /* the application thread runs each phase */
-    /* Not while records are gathered: every rank's work is done, and a steal request sent then
-     * could still be in flight when its target leaves tide_finalize. */
-    if (rt->running && cs->state != PH_START_SYNC && cs->state != PH_GATHER) tide_lb_progress(rt);
-    switch (cs->state) {
-    case PH_IDLE:
-        if (atomic_load_explicit(&rt->phase_requested, memory_order_acquire) <= cs->nphases)
-            return false;
-        phase_open(cs);
-        if (tide_lb_phase_sync(rt)) {
-            allgather_status(cs, true);
-            cs->state = PH_START_SYNC;
-        } else {
-            run_begin(cs, NULL);
-        }
-        return true;
-    case PH_START_SYNC:
-        if (!test_coll(cs)) return false;
-        check_phases(cs);
-        run_begin(cs, cs->all_status);
-        return true;
-    case PH_RUN: {
-        bool mine_done = own_open(rt) == 0;
-        if (!tide_lb_rounds(rt)) {
-            if (!mine_done) return false;
-            allgather_status(cs, false);
-            cs->state = PH_END;
-            return true;
-        }
-        /* A rank whose own tasks are done joins the next round at once: when it is the last,
-         * that round ends the phase without waiting for the interval. */
-        if (!mine_done && tide_now() < cs->next_round) return false;
-        allgather_status(cs, false);
-        cs->state = PH_ROUND;
-        return true;
+    tide_proto *p = &cs->proto;
+    if (tide_proto_progress(p)) tide_lb_progress(rt);
+    unsigned need = tide_proto_needs(p);
+    tide_proto_input in = {0};
+    if (need & TIDE_PROTO_NEED_REQUESTED)
+        in.requested = atomic_load_explicit(&rt->phase_requested, memory_order_acquire);
+    if (need & TIDE_PROTO_NEED_COLL) {
+        int flag = 0;
+        MPI_Test(&cs->coll_req, &flag, MPI_STATUS_IGNORE);
+        in.coll_done = flag;
+        in.all = cs->all_status;
     }
-    case PH_ROUND:
-        if (!test_coll(cs)) return false;
-        check_phases(cs);
-        if (all_done(cs)) { /* every rank saw the same round: all leave together */
-            gather_records(cs);
-            return true;
-        }
-        tide_lb_round(rt, cs->all_status);
-        cs->state = PH_RUN;
-        cs->next_round = tide_now() + 1e-6 * rt->cfg.round_us;
-        return true;
-    case PH_END:
-        if (!test_coll(cs)) return false;
-        check_phases(cs);
-        gather_records(cs);
-        return true;
-    case PH_GATHER:
-        if (!test_coll(cs)) return false;
-        phase_finish(cs);
-        return true;
+    if (need & TIDE_PROTO_NEED_OPEN) in.own_open = own_open(rt);
+    if (need & TIDE_PROTO_NEED_NOW) in.now = tide_now();
+    tide_proto_action a = tide_proto_step(p, &in);
+    if (!a.what) return false;
+    if (a.what & TIDE_PROTO_DO_MISMATCH) phase_mismatch(cs);
+    if (a.what & TIDE_PROTO_DO_OPEN) phase_open(cs);
+    if (a.what & (TIDE_PROTO_DO_BEGIN | TIDE_PROTO_DO_ROUND)) {
+        if (a.what & TIDE_PROTO_DO_BEGIN)
+            run_begin(cs, a.all);
+        else
+            tide_lb_round(rt, a.all);
+        tide_proto_round_from(p, tide_now());
     }
-    return false;
+    if (a.what & (TIDE_PROTO_DO_POST_START | TIDE_PROTO_DO_POST_STATUS))
+        allgather_status(cs, a.what & TIDE_PROTO_DO_POST_START);
+    if (a.what & TIDE_PROTO_DO_POST_RECORDS) gather_records(cs);
+    if (a.what & TIDE_PROTO_DO_FINISH) phase_finish(cs);
+    return true;
 }
 
 /* tide_finalize: a rank leaves only when its own sends completed and every rank got there, so
@@ -387,7 +299,7 @@ bool tide_protocol_closing_done(tide_protocol *cs)
         if (!tide_transport_idle(rt) || atomic_load(&rt->results.count) || tide_replica_open(rt))
             return false;
         rt->stopping = true;
-        cs->my_status = (tide_rank_status){.phase = cs->nphases, .finalizing = 1};
+        cs->step = (tide_rank_status){.phase = cs->proto.nphases, .finalizing = 1};
         if (rt->inline_phases) {
             /* The shape of an inline phase's allgather (record zero), and blocking as that one
              * is: MPI matches no blocking collective with a nonblocking one. Nothing can arrive
@@ -398,7 +310,7 @@ bool tide_protocol_closing_done(tide_protocol *cs)
             cs->final_req = MPI_REQUEST_NULL; /* what the next call tests */
             return tide_transport_idle(rt);
         }
-        MPI_Iallgather(&cs->my_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status,
+        MPI_Iallgather(&cs->step, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status,
                        TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->final_req);
         cs->final_posted = true;
         return false;
@@ -414,7 +326,7 @@ bool tide_protocol_closing_done(tide_protocol *cs)
 
 bool tide_protocol_idle(const tide_protocol *cs)
 {
-    return cs->state == PH_IDLE;
+    return tide_proto_idle(&cs->proto);
 }
 
 tide_protocol *tide_protocol_create(tide_rt *rt)
@@ -430,7 +342,7 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
         return NULL;
     }
     cs->rt = rt;
-    cs->state = PH_IDLE;
+    tide_proto_init(&cs->proto, rt->size, rt->lb.ops->flags, rt->cfg.round_us, NULL, NULL);
     return cs;
 }
 

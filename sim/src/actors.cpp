@@ -1,15 +1,14 @@
-/* The actors of one rank: workers, the receiver, and the comm actor, which runs the phase
- * protocol of runtime/engine/commthread.c:
- *   [start sync: status allgather, for strategies with TIDE_LB_PHASE_SYNC; then phase_begin]
- *   run: rounds every TIDE_ROUND_US (status allgathers; the first with no outstanding work on
- *        any rank ends the phase), or, without rounds, one status allgather that each rank
- *        joins when its own tasks are complete
- *   an allgather of the phase records, then the load model observes the phase.
- * A rank whose own tasks are complete joins the next round at once; the allgathers are
- * non-blocking, so the strategy's progress callback keeps running while one is pending. */
+/* The actors of one rank: workers, the receiver, and the comm actor, which drives the engine
+ * core's phase protocol (runtime/core: tide_core_proto.h, the state machine libtide's comm thread
+ * steps in runtime/engine/phase.c): it asks the core what to do next, does it with SimGrid (the
+ * collective model, the strategy's calls, the records), and waits for what the core names, with
+ * the idle turns at which nothing can happen skipped (wait_turn). libtide's inline phases and
+ * tide_finalize's closing allgather are not modelled: tide-sim runs every phase through the comm
+ * thread's protocol, and its ranks all run the workload's phases (no mismatch to find). */
 #include "sim.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 
 static double now()
@@ -66,39 +65,26 @@ void sim_receiver_actor(sim_rank *R)
     }
 }
 
-/* start: the phase-start allgather, whose plan needs what moving costs (its tasks' bytes). */
-static tide_rank_status status_of(const sim_rank *R, bool start)
+/* This rank's status for the allgather the core asked to post (tide_proto_status). */
+static void post_status(sim_rank *R)
 {
-    tide_rank_status st = {};
-    st.ntasks = (double)R->phase_tasks;
-    st.L_pred = R->feed.load;
-    st.queued = (double)R->nlocal;
-    st.queued_in = (double)R->nremote;
-    st.outstanding = (double)sim_own_open(R);
-    st.task_pred = R->feed.per_task ? 1 : 0;
-    st.L_unc = R->feed.unc;
-    st.threads = R->S->W;
-    st.task_bytes = start && R->nlocal > 0 ? R->S->wl->task_bytes : 0; /* every task's */
-    st.send_bw = sim_send_bw(R);
-    st.phase = R->phase + 1;
-    return st;
+    tide_proto_numbers n = {};
+    n.ntasks = (double)R->phase_tasks;
+    n.L_pred = R->feed.load;
+    n.queued = (double)R->nlocal;
+    n.queued_in = (double)R->nremote;
+    n.outstanding = (double)sim_own_open(R);
+    n.task_pred = R->feed.per_task ? 1 : 0;
+    n.L_unc = R->feed.unc;
+    n.threads = R->S->W;
+    n.task_bytes = R->S->wl->task_bytes; /* every task's */
+    n.send_bw = sim_send_bw(R);
+    sim_coll_post(R, (const double *)tide_proto_status(&R->proto, &n), (int)TIDE_STATUS_DOUBLES,
+                  nullptr);
 }
 
-static void post_status(sim_rank *R, bool start)
-{
-    tide_rank_status st = status_of(R, start);
-    sim_coll_post(R, (const double *)&st, (int)TIDE_STATUS_DOUBLES, nullptr);
-}
-
-static bool all_done(const sim_rank *R, const tide_rank_status *all)
-{
-    for (int i = 0; i < R->S->P; i++)
-        if (all[i].outstanding != 0) return false;
-    return true;
-}
-
-/* What the application thread and the comm thread do when a phase begins. */
-static void phase_open(sim_rank *R, int p)
+/* What tide_taskwait does before the comm thread sees the phase: its tasks, submitted. */
+static void phase_submit(sim_rank *R, int p)
 {
     sim_phase_tasks(R->S, p);
     R->phase = p;
@@ -109,24 +95,11 @@ static void phase_open(sim_rank *R, int p)
     R->phase_start = now();
     sim_mark_active(R); /* tide_taskwait wakes the comm thread */
     sim_rank_submit(R);
-    sim_predict_phase(R);
-    R->running = true;
-    if (R->S->ops->flags & TIDE_LB_PHASE_SYNC) {
-        post_status(R, true);
-        sim_lb_phase_begin(R, (const tide_rank_status *)sim_coll_wait(R));
-    } else {
-        sim_lb_phase_begin(R, nullptr);
-    }
-    R->plan_ready = true;
-    R->work_cv->notify_all();
 }
 
-/* What the comm loop waits for besides events: its round's turn (next; INFINITY: none), or
- * the collective it posted. */
-typedef struct loop_wait {
-    bool posted;
-    double next;
-} loop_wait;
+/* What the comm loop waits for besides events (tide_proto_wait_for): the collective it posted,
+ * or its round's turn (next; INFINITY: none). */
+typedef tide_proto_wait loop_wait;
 
 static double loop_deadline(const sim_rank *R, const loop_wait *lw)
 {
@@ -213,54 +186,76 @@ static void idle(sim_rank *R, const loop_wait *lw, tide_backoff *backoff)
     if (R->S->ops->progress && R->running) tide_host_progress(&R->lb);
 }
 
-/* Rounds every TIDE_ROUND_US, seen at the comm thread's turns; a rank whose own tasks are done
- * (its workers wake the comm thread) joins the next round at once. */
-static void run_rounds(sim_rank *R)
+/* The first turn of the comm thread at or after t, on the poll back-off's grid: when a round due
+ * at t is seen (tide_proto_init's turn). */
+static double round_turn(void *R, double t)
 {
-    double round = 1e-6 * R->S->cfg->tide.round_us;
+    return sim_next_poll((const sim_rank *)R, t);
+}
+
+/* The comm thread's side of one phase, as the core decides it (tide_core_proto.h): steps until
+ * there is nothing to do, then waits for what the core names. The start sync and the records
+ * allgather block (no progress meanwhile); a round's or the end's allgather is waited for with
+ * the strategy's progress running. */
+static void run_phase(sim_rank *R, int p)
+{
+    tide_proto *pr = &R->proto;
     tide_backoff backoff = progress_backoff(R);
-    loop_wait lw = {false, now() + round};
+    sim_record rec;
     for (;;) {
-        if (!lw.posted && (sim_own_open(R) == 0 || now() >= sim_next_poll(R, lw.next))) {
-            post_status(R, false);
-            lw.posted = R->coll_waiting = true;
+        unsigned need = tide_proto_needs(pr);
+        tide_proto_input in = {};
+        in.requested = p + 1;
+        if (need & TIDE_PROTO_NEED_COLL) {
+            if (!tide_proto_progress(pr)) {
+                in.all = (const tide_rank_status *)sim_coll_wait(R);
+                in.coll_done = true;
+            } else if (sim_coll_done(R)) {
+                R->coll_waiting = false;
+                in.all = (const tide_rank_status *)sim_coll_take(R);
+                in.coll_done = true;
+            }
         }
-        if (lw.posted && sim_coll_done(R)) {
-            R->coll_waiting = false;
-            const tide_rank_status *all = (const tide_rank_status *)sim_coll_take(R);
-            lw.posted = false;
-            if (all_done(R, all)) return;
-            sim_lb_round(R, all);
-            lw.next = now() + round;
+        in.own_open = sim_own_open(R);
+        in.now = now();
+        tide_proto_action a = tide_proto_step(pr, &in);
+        if (!a.what) {
+            loop_wait lw = tide_proto_wait_for(pr);
+            idle(R, &lw, &backoff);
             continue;
         }
-        idle(R, &lw, &backoff);
+        if (a.what & TIDE_PROTO_DO_MISMATCH) {
+            char line[512];
+            tide_proto_mismatch_line(a.all, R->S->P, line, sizeof line);
+            fprintf(stderr, "tide-sim: phase mismatch: %s\n", line);
+            exit(1);
+        }
+        if (a.what & TIDE_PROTO_DO_OPEN) {
+            sim_predict_phase(R);
+            R->running = true;
+        }
+        if (a.what & TIDE_PROTO_DO_BEGIN) {
+            sim_lb_phase_begin(R, a.all);
+            R->plan_ready = true;
+            R->work_cv->notify_all();
+            backoff = progress_backoff(R);
+        }
+        if (a.what & TIDE_PROTO_DO_ROUND) sim_lb_round(R, a.all);
+        if (a.what & (TIDE_PROTO_DO_BEGIN | TIDE_PROTO_DO_ROUND)) tide_proto_round_from(pr, now());
+        if (a.what & TIDE_PROTO_DO_POST_START) post_status(R);
+        if (a.what & TIDE_PROTO_DO_POST_STATUS) {
+            post_status(R);
+            R->coll_waiting = true;
+        }
+        if (a.what & TIDE_PROTO_DO_POST_RECORDS) {
+            sim_record_fill(R, &rec);
+            double dummy[SIM_RECORD_DOUBLES] = {0};
+            sim_coll_post(R, dummy, SIM_RECORD_DOUBLES, nullptr);
+        }
+        if (a.what & TIDE_PROTO_DO_FINISH) break;
     }
-}
-
-static void run_to_end(sim_rank *R)
-{
-    tide_backoff backoff = progress_backoff(R);
-    loop_wait lw = {false, INFINITY};
-    while (sim_own_open(R) > 0)
-        idle(R, &lw, &backoff);
-    post_status(R, false);
-    lw.posted = R->coll_waiting = true;
-    while (!sim_coll_done(R))
-        idle(R, &lw, &backoff);
-    R->coll_waiting = false;
-    sim_coll_take(R);
-}
-
-/* The records allgather, then the phase is over here: statistics, the exactly-once check, and
- * the load model learns the phase. */
-static void phase_close(sim_rank *R)
-{
-    sim_record rec;
-    sim_record_fill(R, &rec);
-    double dummy[SIM_RECORD_DOUBLES] = {0};
-    sim_coll_post(R, dummy, SIM_RECORD_DOUBLES, nullptr);
-    sim_coll_wait(R);
+    /* The records are every rank's: statistics, the exactly-once check, and the load model
+     * learns the phase. */
     rec.time = now() - R->phase_start;
     R->S->log[(size_t)R->phase][(size_t)R->id] = rec;
     R->running = false;
@@ -271,12 +266,9 @@ static void phase_close(sim_rank *R)
 
 void sim_comm_actor(sim_rank *R)
 {
+    tide_proto_init(&R->proto, R->S->P, R->S->ops->flags, R->S->cfg->tide.round_us, round_turn, R);
     for (int p = 0; p < R->S->wl->phases; p++) {
-        phase_open(R, p);
-        if (R->S->ops->flags & TIDE_LB_ROUNDS)
-            run_rounds(R);
-        else
-            run_to_end(R);
-        phase_close(R);
+        phase_submit(R, p);
+        run_phase(R, p);
     }
 }

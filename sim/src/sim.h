@@ -21,6 +21,7 @@
 #include "tide_predictor.h"
 #include "tide_core_feed.h"
 #include "tide_core_host.h"
+#include "tide_core_proto.h"
 
 extern "C" {
 #include "noise.h" /* apps/common: mxm's seeded task noise */
@@ -230,6 +231,8 @@ typedef struct sim_rank {
     sg::ConditionVariablePtr inbox_cv;
     /* the strategy (lbhost.cpp drives the core's host) */
     tide_host lb;
+    /* the phase protocol's decisions (runtime/core: tide_core_proto.h; actors.cpp drives it) */
+    tide_proto proto;
     /* the load model and the prediction of the running phase (predict.cpp) */
     tide_feed feed;
     /* counters of the phase */

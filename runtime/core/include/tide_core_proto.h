@@ -1,0 +1,190 @@
+/*
+ * tide_core_proto.h - the phase protocol (termination), written once for libtide and tide-sim.
+ *
+ * One phase, on every rank, every collective in the same order:
+ *   IDLE ─ a phase is requested ─ OPEN ─┬─ strategy plans at start (TIDE_LB_PHASE_SYNC):
+ *                                       │  status allgather (start) ─ START_SYNC ─ BEGIN(all)
+ *                                       └─ BEGIN(NULL) ─────────────────────────────────────► RUN
+ *   RUN with rounds (TIDE_LB_ROUNDS): a status allgather when own work is done or the round is
+ *       due (TIDE_ROUND_US after the strategy's last say) ─ ROUND: no outstanding work on any
+ *       rank ─ records allgather (GATHER); else the strategy's ROUND(all) and back to RUN
+ *   RUN without rounds: one status allgather once own work is done ─ END ─ records allgather
+ *   GATHER: the records arrived ─ FINISH (statistics, workers released, the model observes)
+ * Every status record carries the rank's phase number (and a finalizing flag, which only
+ * libtide's closing allgather sets), and every arrived status set is checked for agreement: a
+ * rank that called tide_taskwait more or fewer times meets the others in a collective of the same
+ * shape, and every rank sees the same MISMATCH.
+ *
+ * The core decides; the driver does. A driver asks tide_proto_needs() which inputs the state
+ * reads, fills them, calls tide_proto_step() and carries out the returned actions in the order
+ * of their bits (OPEN, BEGIN, ROUND, the posts, FINISH). What a driver keeps: posting and testing
+ * the collectives (libtide: MPI_Iallgather on coll_comm; tide-sim: its collective model), the
+ * clock, waking, the strategy's calls, statistics and the prediction at open and finish.
+ * libtide's comm thread steps once per loop turn; tide-sim's comm actor steps until nothing is
+ * left to do and then waits for what tide_proto_wait_for() names: the posted collective, or the
+ * next round, or (neither) an event of its own (own work done).
+ *
+ * Pure code: no clock, no threads, no globals, no allocation (every rank's statuses are the
+ * driver's: the collective's result buffer).
+ */
+#ifndef TIDE_CORE_PROTO_H
+#define TIDE_CORE_PROTO_H
+
+#include "tide_lb.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tide_proto_state {
+    TIDE_PROTO_IDLE,       /* between phases */
+    TIDE_PROTO_START_SYNC, /* the start status allgather is posted */
+    TIDE_PROTO_RUN,        /* the phase runs; no collective posted */
+    TIDE_PROTO_ROUND,      /* a round's status allgather is posted */
+    TIDE_PROTO_END,        /* the end status allgather is posted (no rounds) */
+    TIDE_PROTO_GATHER      /* the records allgather is posted */
+} tide_proto_state;
+
+/* What a step asks of the driver (bits of tide_proto_action.what, carried out in this order). */
+enum {
+    TIDE_PROTO_DO_OPEN = 1u << 0,  /* a phase opens: its counters to zero, the prediction */
+    TIDE_PROTO_DO_BEGIN = 1u << 1, /* the strategy's phase_begin(all) (all NULL without start sync),
+                                    * the plan released; then tide_proto_round_from(now) */
+    TIDE_PROTO_DO_ROUND = 1u << 2, /* the strategy's round(all); then tide_proto_round_from(now) */
+    TIDE_PROTO_DO_POST_START =
+        1u << 3, /* post tide_proto_status(start numbers), TIDE_STATUS_DOUBLES */
+    TIDE_PROTO_DO_POST_STATUS = 1u
+                                << 4, /* the same, a round's or the end's (task_bytes not asked) */
+    TIDE_PROTO_DO_POST_RECORDS = 1u << 5, /* fill this rank's record, post the records allgather */
+    TIDE_PROTO_DO_FINISH = 1u << 6,       /* the records arrived: the phase is over here */
+    TIDE_PROTO_DO_MISMATCH = 1u << 7      /* the statuses disagree on the phase: end the job
+                                           * (tide_proto_mismatch_line says it) */
+};
+
+/* What the state reads (bits of tide_proto_needs); the driver fills only these inputs. */
+enum {
+    TIDE_PROTO_NEED_REQUESTED = 1u << 0, /* in.requested */
+    TIDE_PROTO_NEED_COLL = 1u << 1,      /* in.coll_done, and in.all when done */
+    TIDE_PROTO_NEED_OPEN = 1u << 2,      /* in.own_open */
+    TIDE_PROTO_NEED_NOW = 1u << 3        /* in.now */
+};
+
+typedef struct tide_proto_input {
+    long requested;              /* phases the application asked for (tide_taskwait calls) */
+    bool coll_done;              /* the posted collective completed */
+    const tide_rank_status *all; /* with coll_done of a status allgather: every rank's status */
+    long own_open; /* own work not over: tasks not completed + replicas not answered */
+    double now;    /* the driver's clock (seconds) */
+} tide_proto_input;
+
+typedef struct tide_proto_action {
+    unsigned what;               /* TIDE_PROTO_DO_OPEN | ... (0: nothing to do now) */
+    const tide_rank_status *all; /* BEGIN (NULL without start sync), ROUND, MISMATCH */
+} tide_proto_action;
+
+/* This rank's numbers for its status record (the driver's view; tide_proto_status adds the
+ * protocol's fields). task_bytes is read for the start status only. */
+typedef struct tide_proto_numbers {
+    double ntasks, L_pred, queued, queued_in, outstanding, task_pred, L_unc, threads;
+    double task_bytes; /* mean wire bytes of the queued own tasks */
+    double send_bw;
+} tide_proto_numbers;
+
+/* When a driver that does not run every turn of its loop would see a round due at time t: the
+ * time of its first turn at or after t (tide-sim: the poll back-off's grid). NULL: at t. */
+typedef double (*tide_proto_turn_fn)(void *ctx, double t);
+
+typedef struct tide_proto {
+    tide_proto_state state;
+    int size;       /* ranks */
+    bool sync;      /* TIDE_LB_PHASE_SYNC: a status allgather before phase_begin */
+    bool rounds;    /* TIDE_LB_ROUNDS */
+    double round_s; /* TIDE_ROUND_US, in seconds */
+    tide_proto_turn_fn turn;
+    void *turn_ctx;
+    int nphases;           /* phases finished */
+    double next_round;     /* the driver's clock at which the next round is due */
+    tide_rank_status mine; /* this rank's last status: what the driver posts (it stays put) */
+} tide_proto;
+
+/* size ranks; lb_flags the strategy's TIDE_LB_* flags; turn NULL unless the driver needs it. */
+void tide_proto_init(tide_proto *p, int size, unsigned lb_flags, double round_us,
+                     tide_proto_turn_fn turn, void *turn_ctx);
+
+/* The inputs the current state reads. */
+static inline unsigned tide_proto_needs(const tide_proto *p)
+{
+    switch (p->state) {
+    case TIDE_PROTO_IDLE:
+        return (unsigned)TIDE_PROTO_NEED_REQUESTED;
+    case TIDE_PROTO_RUN:
+        return (unsigned)TIDE_PROTO_NEED_OPEN | (p->rounds ? (unsigned)TIDE_PROTO_NEED_NOW : 0u);
+    default:
+        return (unsigned)TIDE_PROTO_NEED_COLL;
+    }
+}
+
+/* One step: at most one transition. */
+tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in);
+
+/* After BEGIN and ROUND, once the strategy has had its say: the next round is due round_s on. */
+static inline void tide_proto_round_from(tide_proto *p, double now)
+{
+    p->next_round = now + p->round_s;
+}
+
+/* The status record to post for POST_START / POST_STATUS, in p->mine (phase number included). */
+const tide_rank_status *tide_proto_status(tide_proto *p, const tide_proto_numbers *n);
+
+/* A collective is posted and not yet through the step that takes it. */
+static inline bool tide_proto_posted(const tide_proto *p)
+{
+    return p->state != TIDE_PROTO_IDLE && p->state != TIDE_PROTO_RUN;
+}
+
+/* Whether the strategy's progress callback runs now: while the phase runs, not during the start
+ * sync (no plan yet) nor while records are gathered (every rank's work is done, and a steal
+ * request sent then could still travel when its target leaves tide_finalize). */
+static inline bool tide_proto_progress(const tide_proto *p)
+{
+    return p->state == TIDE_PROTO_RUN || p->state == TIDE_PROTO_ROUND || p->state == TIDE_PROTO_END;
+}
+
+static inline bool tide_proto_idle(const tide_proto *p)
+{
+    return p->state == TIDE_PROTO_IDLE;
+}
+
+/* What a waiting driver waits for besides its events: the collective (posted; blocking when
+ * tide_proto_progress is false: nothing else happens on the protocol's side meanwhile), or the
+ * next round's time (INFINITY: none; own work done is the driver's event). */
+typedef struct tide_proto_wait {
+    bool posted;
+    double next;
+} tide_proto_wait;
+
+static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
+{
+    tide_proto_wait w = {tide_proto_posted(p), INFINITY};
+    if (p->state == TIDE_PROTO_RUN && p->rounds) w.next = p->next_round;
+    return w;
+}
+
+/* ---- phase agreement (also libtide's inline phases and tide_finalize's closing allgather) --- */
+
+/* Every rank of all (n) is at the same step: phase number and finalizing flag. */
+bool tide_proto_steps_agree(const tide_rank_status *all, int n);
+
+/* The one line that names a mismatch ("rank 2 is in phase 3, the others in phase 2"); the
+ * others are the ranks at the most common step (ties: the lowest rank's). */
+void tide_proto_mismatch_line(const tide_rank_status *all, int n, char *out, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,171 @@
+/* The phase protocol's decisions (tide_core_proto.h): the state machine libtide's comm thread
+ * (runtime/engine/phase.c) and tide-sim's comm actor (sim/src/actors.cpp) both step. */
+#include "tide_core_proto.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void tide_proto_init(tide_proto *p, int size, unsigned lb_flags, double round_us,
+                     tide_proto_turn_fn turn, void *turn_ctx)
+{
+    memset(p, 0, sizeof *p);
+    p->state = TIDE_PROTO_IDLE;
+    p->size = size;
+    p->sync = (lb_flags & TIDE_LB_PHASE_SYNC) != 0;
+    p->rounds = (lb_flags & TIDE_LB_ROUNDS) != 0;
+    p->round_s = 1e-6 * round_us;
+    p->turn = turn;
+    p->turn_ctx = turn_ctx;
+    p->next_round = INFINITY;
+}
+
+const tide_rank_status *tide_proto_status(tide_proto *p, const tide_proto_numbers *n)
+{
+    /* The start status (the one posted from IDLE) carries what moving a task costs. */
+    bool start = p->state == TIDE_PROTO_START_SYNC;
+    p->mine = (tide_rank_status){
+        .ntasks = n->ntasks,
+        .L_pred = n->L_pred,
+        .queued = n->queued,
+        .queued_in = n->queued_in,
+        .outstanding = n->outstanding,
+        .task_pred = n->task_pred,
+        .L_unc = n->L_unc,
+        .threads = n->threads,
+        .task_bytes = start && n->queued > 0 ? n->task_bytes : 0,
+        .send_bw = n->send_bw,
+        .phase = p->nphases + 1,
+        .finalizing = 0,
+    };
+    return &p->mine;
+}
+
+static bool all_done(const tide_rank_status *all, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (all[i].outstanding != 0) return false;
+    return true;
+}
+
+static tide_proto_action act(unsigned what, const tide_rank_status *all)
+{
+    return (tide_proto_action){what, all};
+}
+
+/* A status set arrived: every rank must be at the same step. */
+static bool agreed(const tide_proto *p, const tide_proto_input *in)
+{
+    return tide_proto_steps_agree(in->all, p->size);
+}
+
+tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in)
+{
+    switch (p->state) {
+    case TIDE_PROTO_IDLE:
+        if (in->requested <= p->nphases) return act(0, NULL);
+        if (p->sync) {
+            p->state = TIDE_PROTO_START_SYNC;
+            return act(TIDE_PROTO_DO_OPEN | TIDE_PROTO_DO_POST_START, NULL);
+        }
+        p->state = TIDE_PROTO_RUN;
+        return act(TIDE_PROTO_DO_OPEN | TIDE_PROTO_DO_BEGIN, NULL);
+    case TIDE_PROTO_START_SYNC:
+        if (!in->coll_done) return act(0, NULL);
+        if (!agreed(p, in)) return act(TIDE_PROTO_DO_MISMATCH, in->all);
+        p->state = TIDE_PROTO_RUN;
+        return act(TIDE_PROTO_DO_BEGIN, in->all);
+    case TIDE_PROTO_RUN:
+        if (!p->rounds) {
+            if (in->own_open != 0) return act(0, NULL);
+            p->state = TIDE_PROTO_END;
+            return act(TIDE_PROTO_DO_POST_STATUS, NULL);
+        }
+        /* A rank whose own work is done joins the next round at once: when it is the last,
+         * that round ends the phase without waiting for the interval. */
+        if (in->own_open != 0 &&
+            in->now < (p->turn ? p->turn(p->turn_ctx, p->next_round) : p->next_round))
+            return act(0, NULL);
+        p->state = TIDE_PROTO_ROUND;
+        return act(TIDE_PROTO_DO_POST_STATUS, NULL);
+    case TIDE_PROTO_ROUND:
+        if (!in->coll_done) return act(0, NULL);
+        if (!agreed(p, in)) return act(TIDE_PROTO_DO_MISMATCH, in->all);
+        if (all_done(in->all, p->size)) { /* every rank saw the same round: all leave together */
+            p->state = TIDE_PROTO_GATHER;
+            return act(TIDE_PROTO_DO_POST_RECORDS, NULL);
+        }
+        p->state = TIDE_PROTO_RUN;
+        return act(TIDE_PROTO_DO_ROUND, in->all);
+    case TIDE_PROTO_END:
+        if (!in->coll_done) return act(0, NULL);
+        if (!agreed(p, in)) return act(TIDE_PROTO_DO_MISMATCH, in->all);
+        p->state = TIDE_PROTO_GATHER;
+        return act(TIDE_PROTO_DO_POST_RECORDS, NULL);
+    case TIDE_PROTO_GATHER:
+        if (!in->coll_done) return act(0, NULL);
+        p->nphases++;
+        p->state = TIDE_PROTO_IDLE;
+        return act(TIDE_PROTO_DO_FINISH, NULL);
+    }
+    return act(0, NULL);
+}
+
+/* ---- phase agreement ------------------------------------------------------------------------- */
+
+static bool same_step(const tide_rank_status *a, const tide_rank_status *b)
+{
+    return a->phase == b->phase && a->finalizing == b->finalizing;
+}
+
+bool tide_proto_steps_agree(const tide_rank_status *all, int n)
+{
+    for (int i = 1; i < n; i++)
+        if (!same_step(&all[i], &all[0])) return false;
+    return true;
+}
+
+static void describe_step(const tide_rank_status *s, char *out, size_t len)
+{
+    if (s->finalizing)
+        snprintf(out, len, "in tide_finalize after %.0f phases", s->phase);
+    else
+        snprintf(out, len, "in phase %.0f", s->phase);
+}
+
+static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    if (*len >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    *len += w > 0 ? (size_t)w : 0;
+}
+
+void tide_proto_mismatch_line(const tide_rank_status *all, int n, char *out, size_t cap)
+{
+    int ref = 0, nref = 0, listed = 0;
+    for (int i = 0; i < n; i++) {
+        int same = 0;
+        for (int j = 0; j < n; j++)
+            same += same_step(&all[i], &all[j]);
+        if (same > nref) nref = same, ref = i;
+    }
+    char step[64];
+    size_t len = 0;
+    if (cap) out[0] = '\0';
+    for (int i = 0; i < n && listed < 4; i++) {
+        if (same_step(&all[i], &all[ref])) continue;
+        describe_step(&all[i], step, sizeof step);
+        append(out, cap, &len, "%srank %d is %s", listed++ ? ", " : "", i, step);
+    }
+    if (n - nref > listed) append(out, cap, &len, ", and %d more ranks", n - nref - listed);
+    describe_step(&all[ref], step, sizeof step);
+    if (nref > 1)
+        append(out, cap, &len, ", the others %s", step);
+    else
+        append(out, cap, &len, ", rank %d %s", ref, step);
+}

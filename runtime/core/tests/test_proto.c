@@ -1,0 +1,236 @@
+/* The phase protocol (tide_core_proto.h): a fake driver steps 3 ranks through phases, without
+ * and with rounds, with and without the start sync, and meets a phase mismatch. Its collectives
+ * complete once every rank has posted them; time is a turn counter in seconds. */
+#include "check.h"
+#include "tide_core_proto.h"
+
+#include <string.h>
+
+enum { N = 3, COLLS = 256 };
+
+typedef struct fake {
+    tide_proto p[N];
+    long own_open[N];
+    int posted[N], taken[N];        /* collectives each rank posted and took */
+    tide_rank_status res[COLLS][N]; /* every collective's statuses */
+    int kind[COLLS];                /* 1 status (2 with start), 3 records */
+    int opens[N], begins[N], rounds[N], finishes[N], begin_null[N], mismatches[N];
+    int round_seen[N][COLLS];        /* the collective index of each ROUND a rank ran */
+    int records_at[N];               /* the collective index of the records allgather */
+    int status_posts_before_done[N]; /* status posts while own work was open (no rounds) */
+} fake;
+
+static bool done_for(const fake *f, int r)
+{
+    for (int i = 0; i < N; i++)
+        if (f->posted[i] <= f->taken[r]) return false;
+    return true;
+}
+
+static void post(fake *f, int r, int kind)
+{
+    int k = f->posted[r]++;
+    CHECK(k < COLLS);
+    if (f->kind[k]) CHECK(f->kind[k] == kind); /* every rank posts the same collective */
+    f->kind[k] = kind;
+    if (kind != 3) {
+        tide_proto_numbers n = {.queued = (double)f->own_open[r],
+                                .outstanding = (double)f->own_open[r],
+                                .task_bytes = 100,
+                                .threads = 2};
+        f->res[k][r] = *tide_proto_status(&f->p[r], &n);
+        if (!f->p[r].rounds && f->own_open[r]) f->status_posts_before_done[r]++;
+    } else {
+        f->records_at[r] = k;
+    }
+}
+
+/* One turn of rank r's driver at time now. */
+static void turn(fake *f, int r, double now)
+{
+    tide_proto *p = &f->p[r];
+    unsigned need = tide_proto_needs(p);
+    tide_proto_input in = {0};
+    if (need & TIDE_PROTO_NEED_REQUESTED) in.requested = p->nphases + 1;
+    if ((need & TIDE_PROTO_NEED_COLL) && done_for(f, r)) {
+        in.coll_done = true;
+        in.all = f->res[f->taken[r]++];
+    }
+    if (need & TIDE_PROTO_NEED_OPEN) in.own_open = f->own_open[r];
+    if (need & TIDE_PROTO_NEED_NOW) in.now = now;
+    tide_proto_action a = tide_proto_step(p, &in);
+    if (a.what & TIDE_PROTO_DO_MISMATCH) {
+        f->mismatches[r]++;
+        return;
+    }
+    if (a.what & TIDE_PROTO_DO_OPEN) f->opens[r]++;
+    if (a.what & TIDE_PROTO_DO_BEGIN) {
+        f->begins[r]++;
+        f->begin_null[r] += a.all == NULL;
+    }
+    if (a.what & TIDE_PROTO_DO_ROUND) f->round_seen[r][f->rounds[r]++] = f->taken[r] - 1;
+    if (a.what & (TIDE_PROTO_DO_BEGIN | TIDE_PROTO_DO_ROUND)) tide_proto_round_from(p, now);
+    if (a.what & TIDE_PROTO_DO_POST_START) post(f, r, 2);
+    if (a.what & TIDE_PROTO_DO_POST_STATUS) post(f, r, 1);
+    if (a.what & TIDE_PROTO_DO_POST_RECORDS) post(f, r, 3);
+    if (a.what & TIDE_PROTO_DO_FINISH) f->finishes[r]++;
+}
+
+/* One phase: rank r's own work ends at done_at[r] (seconds); turns every 1 s; returns the time
+ * at which the last rank finished. */
+static double run_phase(fake *f, const double *done_at, double t0)
+{
+    long want[N];
+    for (int r = 0; r < N; r++)
+        want[r] = f->finishes[r] + 1;
+    for (double t = t0; t < t0 + 1000; t += 1) {
+        bool all = true;
+        for (int r = 0; r < N; r++) {
+            if (t >= t0 + done_at[r]) f->own_open[r] = 0;
+            if (f->finishes[r] < want[r]) turn(f, r, t);
+            all &= f->finishes[r] >= want[r];
+        }
+        if (all) return t;
+    }
+    CHECK(!"the phase never ended");
+    return -1;
+}
+
+static void setup(fake *f, unsigned flags, double round_us)
+{
+    memset(f, 0, sizeof *f);
+    for (int r = 0; r < N; r++) {
+        tide_proto_init(&f->p[r], N, flags, round_us, NULL, NULL);
+        f->own_open[r] = 4;
+    }
+}
+
+/* Without rounds and start sync (none, or random without its sync): OPEN|BEGIN(NULL), one status
+ * allgather each rank joins only when its own work is done, the records, FINISH. */
+static void phase_without_rounds(void)
+{
+    fake f;
+    setup(&f, 0, 1e6);
+    const double done_at[N] = {2, 7, 30};
+    double end = run_phase(&f, done_at, 0);
+    CHECK(end >= 30 && end < 33); /* the last rank's work, then two collectives */
+    for (int r = 0; r < N; r++) {
+        CHECK(f.opens[r] == 1 && f.begins[r] == 1 && f.begin_null[r] == 1);
+        CHECK(f.rounds[r] == 0 && f.finishes[r] == 1 && f.mismatches[r] == 0);
+        CHECK(f.status_posts_before_done[r] == 0);
+        CHECK(f.posted[r] == 2 && f.records_at[r] == 1);
+        CHECK(f.p[r].nphases == 1 && tide_proto_idle(&f.p[r]));
+    }
+    CHECK(f.kind[0] == 1 && f.kind[1] == 3);
+    for (int r = 0; r < N; r++) /* the end status: phase 1, no task bytes, nothing open */
+        CHECK(f.res[0][r].phase == 1 && f.res[0][r].task_bytes == 0 &&
+              f.res[0][r].outstanding == 0 && f.res[0][r].finalizing == 0);
+    /* The next phase's statuses say phase 2. */
+    for (int r = 0; r < N; r++)
+        f.own_open[r] = 1;
+    run_phase(&f, done_at, 100);
+    CHECK(f.kind[2] == 1 && f.res[2][1].phase == 2 && f.p[0].nphases == 2);
+}
+
+/* With rounds and the start sync (ws, react, rep, proact): the start status carries task bytes,
+ * BEGIN gets every rank's statuses, a status allgather every round interval (10 s here) or at
+ * once when own work is done, rounds while any rank has work, then the records together. */
+static void phase_with_rounds(void)
+{
+    fake f;
+    setup(&f, TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS, 10e6);
+    const double done_at[N] = {2, 15, 42};
+    double end = run_phase(&f, done_at, 0);
+    CHECK(end >= 42 && end < 46);
+    CHECK(f.kind[0] == 2);
+    for (int r = 0; r < N; r++) {
+        CHECK(f.res[0][r].task_bytes == 100 && f.res[0][r].phase == 1 && f.res[0][r].threads == 2);
+        CHECK(f.opens[r] == 1 && f.begins[r] == 1 && f.begin_null[r] == 0);
+        CHECK(f.finishes[r] == 1 && f.mismatches[r] == 0);
+        /* every rank saw the same rounds and gathered the records in the same collective */
+        CHECK(f.rounds[r] == f.rounds[0] && f.records_at[r] == f.records_at[0]);
+        for (int i = 0; i < f.rounds[r]; i++)
+            CHECK(f.round_seen[r][i] == f.round_seen[0][i]);
+    }
+    /* Rank 2 holds each round back to its interval, counted from its last round: rounds at
+     * t = 11, 21, 32 with work open (ROUND), then the status of t = 42 shows none: the records. */
+    CHECK(f.rounds[0] == 3 && f.records_at[0] == 5);
+    int last = f.records_at[0] - 1; /* the status allgather that ended the phase */
+    CHECK(f.kind[last] == 1);
+    for (int r = 0; r < N; r++) {
+        CHECK(f.res[last][r].outstanding == 0);
+        for (int k = 1; k < last; k++)
+            CHECK(f.res[k][r].task_bytes == 0);
+    }
+    bool some_open = false;
+    for (int r = 0; r < N; r++)
+        some_open |= f.res[last - 1][r].outstanding != 0;
+    CHECK(some_open);
+}
+
+/* With rounds whose turn the driver names (tide-sim's poll grid): due at turn(next_round). */
+static double late_turn(void *ctx, double t)
+{
+    return t + *(double *)ctx;
+}
+
+static void round_due_at_the_turn(void)
+{
+    tide_proto p;
+    double late = 3;
+    tide_proto_init(&p, 1, TIDE_LB_ROUNDS, 10e6, late_turn, &late);
+    tide_proto_input in = {.requested = 1};
+    tide_proto_action a = tide_proto_step(&p, &in);
+    CHECK(a.what == (TIDE_PROTO_DO_OPEN | TIDE_PROTO_DO_BEGIN) && a.all == NULL);
+    tide_proto_round_from(&p, 5);
+    CHECK(tide_proto_needs(&p) == (TIDE_PROTO_NEED_OPEN | TIDE_PROTO_NEED_NOW));
+    CHECK(tide_proto_progress(&p) && !tide_proto_posted(&p));
+    tide_proto_wait w = tide_proto_wait_for(&p);
+    CHECK(!w.posted && w.next == 15);
+    in = (tide_proto_input){.own_open = 1, .now = 17};
+    CHECK(tide_proto_step(&p, &in).what == 0); /* next_round passed, its turn not yet */
+    in.now = 18;
+    CHECK(tide_proto_step(&p, &in).what == TIDE_PROTO_DO_POST_STATUS);
+    CHECK(tide_proto_posted(&p) && tide_proto_needs(&p) == TIDE_PROTO_NEED_COLL);
+    in = (tide_proto_input){0};
+    CHECK(tide_proto_step(&p, &in).what == 0); /* not done yet */
+    /* Without rounds a RUN waits for own work only: no round time. */
+    tide_proto q;
+    tide_proto_init(&q, 1, TIDE_LB_PHASE_SYNC, 10e6, NULL, NULL);
+    in = (tide_proto_input){.requested = 1};
+    CHECK(tide_proto_step(&q, &in).what == (TIDE_PROTO_DO_OPEN | TIDE_PROTO_DO_POST_START));
+    CHECK(!tide_proto_progress(&q) && tide_proto_posted(&q)); /* the start sync blocks */
+}
+
+/* Rank 2 called tide_taskwait once more: every rank's step sees the mismatch in the same
+ * statuses, and the line names it. */
+static void mismatch(void)
+{
+    fake f;
+    setup(&f, TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS, 10e6);
+    f.p[2].nphases = 1; /* rank 2 is a phase ahead */
+    for (double t = 0; t < 5; t++)
+        for (int r = 0; r < N; r++)
+            turn(&f, r, t);
+    for (int r = 0; r < N; r++)
+        CHECK(f.mismatches[r] == 1 && f.begins[r] == 0);
+    char line[256];
+    tide_proto_mismatch_line(f.res[0], N, line, sizeof line);
+    CHECK(strcmp(line, "rank 2 is in phase 2, the others in phase 1") == 0);
+    CHECK(!tide_proto_steps_agree(f.res[0], N));
+    tide_rank_status fin[N] = {{.phase = 1}, {.phase = 1, .finalizing = 1}, {.phase = 2}};
+    tide_proto_mismatch_line(fin, N, line, sizeof line);
+    CHECK(strcmp(line, "rank 1 is in tide_finalize after 1 phases, rank 2 is in phase 2, rank 0 in "
+                       "phase 1") == 0);
+    tide_rank_status same[N] = {{.phase = 3}, {.phase = 3}, {.phase = 3}};
+    CHECK(tide_proto_steps_agree(same, N));
+}
+
+int main(void)
+{
+    phase_without_rounds();
+    phase_with_rounds();
+    round_due_at_the_turn();
+    mismatch();
+    return check_result("test_proto");
+}
