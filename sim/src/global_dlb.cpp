@@ -116,8 +116,8 @@ void packdrop(grank *R)
     tide_packdrop_rank *S = &R->pd;
     int64_t k = (int64_t)R->w.size();
     double total = allreduce(R, R->load), ttc = allreduce(R, (double)k);
-    if (tide_packdrop_rank_begin(S, G->P, total, ttc, G->prm.packdrop_tolerance, k,
-                                 R->w.data()) != TIDE_PLAN_OK)
+    if (tide_packdrop_rank_begin(S, G->P, total, ttc, G->prm.packdrop_tolerance, k, R->w.data()) !=
+        TIDE_PLAN_OK)
         throw std::runtime_error("packdrop rejected a rank's loads");
     if (S->run && allreduce(R, (double)S->nb) > 0) {
         gossip(R, tide_packdrop_rank_announces(S));

@@ -49,9 +49,9 @@ struct grank {
     std::vector<double> heard; /* gossip: announced load per rank, NAN if not heard of */
     std::vector<int32_t> known;
     bool learned;
-    std::map<int, gmsg *> out; /* the current exchange's messages, by destination */
-    long reductions;           /* reductions this rank entered */
-    tide_packdrop_rank pd;     /* packdrop: this rank's side of the protocol */
+    std::map<int, gmsg *> out;  /* the current exchange's messages, by destination */
+    long reductions;            /* reductions this rank entered */
+    tide_packdrop_rank pd;      /* packdrop: this rank's side of the protocol */
     tide_distributed_rank dist; /* distributed: this rank's side of the protocol */
 };
 

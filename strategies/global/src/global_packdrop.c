@@ -216,3 +216,6 @@ int tide_global_packdrop(const tide_global_input *in, const tide_global_params *
 {
     return tide_global_packdrop_sim(in, params, new_owner, NULL);
 }
+
+const tide_global_strategy tide_global_strategy_packdrop = {
+    .name = "packdrop", .plan = tide_global_packdrop, .protocol = TIDE_GLOBAL_PROTO_PACKDROP};
