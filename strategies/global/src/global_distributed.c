@@ -264,5 +264,7 @@ int tide_global_distributed(const tide_global_input *in, const tide_global_param
     return tide_global_distributed_sim(in, params, new_owner, NULL);
 }
 
-const tide_global_strategy tide_global_strategy_distributed = {
-    .name = "distributed", .plan = tide_global_distributed, .protocol = TIDE_GLOBAL_PROTO_DISTRIBUTED};
+const tide_global_strategy tide_global_strategy_distributed = {.name = "distributed",
+                                                               .plan = tide_global_distributed,
+                                                               .protocol =
+                                                                   TIDE_GLOBAL_PROTO_DISTRIBUTED};
