@@ -163,8 +163,7 @@ static void balancers_beat_none_on_skewed_inputs(void)
         CHECK_EQ_I64(tide_global_summarize(&f.in, a, &s), TIDE_PLAN_OK);
         CHECK(s.max_before == before);
         if (s.max_after > 0.7 * before)
-            fprintf(stderr, "%s: max %.1f -> %.1f (avg %.1f)\n", name, before, s.max_after,
-                    s.avg);
+            fprintf(stderr, "%s: max %.1f -> %.1f (avg %.1f)\n", name, before, s.max_after, s.avg);
         CHECK(s.max_after < 0.7 * before);
         if (strcmp(name, "greedy") == 0) CHECK(s.max_after < 1.02 * s.avg);
     }
