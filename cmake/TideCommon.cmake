@@ -50,6 +50,29 @@ function(tide_task_strategy_names out)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()
 
+# A registry's table from its list (the task and the global strategies): writes <out> defining
+# <macro>(X) as X(<prefix><name>) for each name in order; `source` names the list's file.
+function(tide_registry_header out macro prefix source)
+  set(entries "")
+  foreach(name ${ARGN})
+    string(APPEND entries " X(${prefix}${name})")
+  endforeach()
+  file(CONFIGURE OUTPUT ${out} @ONLY CONTENT
+    "/* Generated from @source@: edit the list there. */
+#define @macro@(X)@entries@
+")
+endfunction()
+
+# The global strategies' names: the list global_registry.c's table is generated from
+# (strategies/global/registry.cmake). `none` and the control `random` are left out: they balance
+# nothing.
+function(tide_global_strategy_names out)
+  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../strategies/global/registry.cmake)
+  set(names ${TIDE_GLOBAL_STRATEGIES})
+  list(REMOVE_ITEM names none random)
+  set(${out} ${names} PARENT_SCOPE)
+endfunction()
+
 # Strategy tests check the strategy's effect, not only the results: cmake/lb_effect.py runs the
 # test's command with the strategy its environment names (KNOB: TIDE_LB or TIDE_GLOBAL_LB) and
 # requires that work moved and that the imbalance of the loads as the strategy placed them fell

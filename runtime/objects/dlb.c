@@ -22,47 +22,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------------------------------------
- * PackDrop.
- * ------------------------------------------------------------------------------------------- */
-typedef struct pd_batch {
-    double load;
-    int32_t target;        /* accepted by, -1 while pending or unplaced */
-    int64_t tries;         /* targets asked so far */
-    int64_t start, stride; /* the walk through the known targets */
-} pd_batch;
-
-typedef struct pd_ctx {
-    pd_batch *b;
-    int64_t m;        /* known targets */
-    int64_t *pending; /* batches to propose next round */
-    int64_t npend;
-} pd_ctx;
-
-static int64_t gcd64(int64_t a, int64_t b)
+/* The proposals a step wrote, into this round's messages. */
+static void put_proposals(dlb *D, const tide_dlb_proposal *out, int64_t n)
 {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
+    for (int64_t i = 0; i < n; i++) {
+        proposal p = {out[i].handle, out[i].load};
+        dlb_buf_put(&D->out[out[i].target], &p, sizeof p);
     }
-    return a;
 }
 
-static void pd_answer(dlb *D, void *ctx, int target, const proposal *p, bool accepted)
+/* This rank's counters from a protocol's state. */
+static void take_counters(dlb *D, double load, int64_t proposals, int64_t refused, int64_t unplaced)
 {
-    pd_ctx *C = ctx;
-    pd_batch *B = &C->b[p->handle];
-    if (accepted) {
-        B->target = target;
-        D->load -= B->load;
-        return;
-    }
-    D->refused++;
-    if (B->tries < C->m)
-        C->pending[C->npend++] = p->handle; /* the next known target, next round */
-    else
-        D->unplaced++; /* every known target refused: the batch stays */
+    D->load = load;
+    D->proposals += proposals;
+    D->refused += refused;
+    D->unplaced += unplaced;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * PackDrop: the steps of tide_global_rank.h over MPI.
+ * ------------------------------------------------------------------------------------------- */
+static void pd_answered(dlb *D, void *ctx, int target, const proposal *p, bool accepted)
+{
+    (void)ctx;
+    tide_packdrop_rank_answered(&D->pd, target, p->handle, accepted);
 }
 
 static void run_packdrop(dlb *D, const tide_global_params *prm, double *t_gather)
@@ -71,107 +55,32 @@ static void run_packdrop(dlb *D, const tide_global_params *prm, double *t_gather
     double sums[2] = {D->load, (double)D->k}, total[2];
     MPI_Allreduce(sums, total, 2, MPI_DOUBLE, MPI_SUM, D->L->comm);
     *t_gather = tide_now() - t0;
-    if (total[1] < 1 || tide_packdrop_globals_make(D->np, total[0], (int64_t)total[1],
-                                                   prm->packdrop_tolerance, &D->g) != TIDE_PLAN_OK)
-        return;
-
-    /* BatchAssembly from this rank's own objects. */
-    int32_t *batch_of = malloc((size_t)(D->k + 1) * sizeof *batch_of);
-    double *bload = malloc((size_t)(D->k + 1) * sizeof *bload);
-    TIDE_OBJ_NEED(batch_of && bload);
-    int64_t nb = 0;
-    for (int64_t i = 0; i < D->k; i++)
-        batch_of[i] = -1; /* assembly fills it only on an overloaded rank */
-    if (D->load > D->g.ub &&
-        tide_packdrop_assemble(D->k, D->w, 0.0, &D->g, batch_of, &nb, bload) != TIDE_PLAN_OK)
+    tide_packdrop_rank *R = &D->pd;
+    if (tide_packdrop_rank_begin(R, D->np, total[0], total[1], prm->packdrop_tolerance, D->k,
+                                 D->w) != TIDE_PLAN_OK)
         tide_fatal("objects: packdrop rejected this rank's loads");
-    if (!dlb_any_rank(D->L->comm, nb > 0)) {
-        free(batch_of);
-        free(bload);
-        return;
-    }
-    dlb_gossip(D, D->load < D->g.avg, prm->gossip_fanout);
-
-    /* BatchSend: each pending batch to its next known target, round by round. */
+    if (!R->run || !dlb_any_rank(D->L->comm, R->nb > 0)) return;
+    dlb_gossip(D, tide_packdrop_rank_announces(R), prm->gossip_fanout);
     int32_t *targets = malloc((size_t)D->np * sizeof *targets);
-    pd_ctx C = {.b = malloc((size_t)(nb + 1) * sizeof *C.b),
-                .pending = malloc((size_t)(nb + 1) * sizeof *C.pending)};
-    TIDE_OBJ_NEED(targets && C.b && C.pending);
-    C.m = dlb_targets_of(D, targets);
-    int64_t *round = malloc((size_t)(nb + 1) * sizeof *round);
-    TIDE_OBJ_NEED(round);
-    for (int64_t b = 0; b < nb; b++) {
-        C.b[b] = (pd_batch){.load = bload[b], .target = -1};
-        if (C.m == 0) {
-            D->unplaced++;
-            continue;
-        }
-        /* A stride coprime with m visits every known target once, in a random-looking order. */
-        C.b[b].start = (int64_t)tide_global_rand_below(&D->rng, (uint64_t)C.m);
-        C.b[b].stride = 1 + (int64_t)tide_global_rand_below(&D->rng, (uint64_t)C.m);
-        while (gcd64(C.b[b].stride, C.m) != 1)
-            C.b[b].stride = C.b[b].stride % C.m + 1;
-        C.pending[C.npend++] = b;
-    }
-    while (dlb_any_rank(D->L->comm, C.npend > 0)) {
+    TIDE_OBJ_NEED(targets);
+    tide_packdrop_rank_targets(R, dlb_targets_of(D, targets), targets, &D->rng);
+    while (dlb_any_rank(D->L->comm, tide_packdrop_rank_pending(R))) {
         D->handshake_rounds++;
-        int64_t n = C.npend;
-        memcpy(round, C.pending, (size_t)n * sizeof *round);
-        C.npend = 0;
-        for (int64_t i = 0; i < n; i++) {
-            pd_batch *B = &C.b[round[i]];
-            int32_t t = targets[(B->start + B->tries * B->stride) % C.m];
-            B->tries++;
-            D->proposals++;
-            proposal p = {round[i], B->load};
-            dlb_buf_put(&D->out[t], &p, sizeof p);
-        }
-        dlb_handshake(D, pd_answer, &C);
+        put_proposals(D, R->out, tide_packdrop_rank_propose(R));
+        dlb_handshake(D, pd_answered, NULL);
     }
-    for (int64_t i = 0; i < D->k; i++)
-        if (batch_of[i] >= 0 && C.b[batch_of[i]].target >= 0) D->dest[i] = C.b[batch_of[i]].target;
-    free(round);
+    tide_packdrop_rank_dest(R, D->dest);
+    take_counters(D, R->load, R->proposals, R->refused, R->unplaced);
     free(targets);
-    free(C.b);
-    free(C.pending);
-    free(batch_of);
-    free(bload);
 }
 
 /* ---------------------------------------------------------------------------------------------
- * DistributedLB.
+ * DistributedLB: the steps of tide_global_rank.h over MPI.
  * ------------------------------------------------------------------------------------------- */
-typedef struct dist_ctx {
-    int32_t *slot; /* np: index of a rank among the targets, -1 otherwise */
-    double *sent;  /* per target: load it accepted from this rank so far */
-    bool *full;    /* per target: refused a proposal: no more proposals this round */
-} dist_ctx;
-
-static void dist_answer(dlb *D, void *ctx, int target, const proposal *p, bool accepted)
+static void dist_answered(dlb *D, void *ctx, int target, const proposal *p, bool accepted)
 {
-    dist_ctx *C = ctx;
-    if (!accepted) {
-        D->refused++;
-        /* The negative acknowledgement: this sender asks that target no more in this round
-         * (without it, the next phase's view would forget the refusal and ask again). */
-        C->full[C->slot[target]] = true;
-        return;
-    }
-    D->dest[p->handle] = target;
-    D->load -= p->load;
-    C->sent[C->slot[target]] += p->load;
-}
-
-typedef struct by_load {
-    double w;
-    int64_t i;
-} by_load;
-
-static int cmp_by_load(const void *a, const void *b)
-{
-    const by_load *x = a, *y = b;
-    if (x->w != y->w) return (x->w > y->w) - (x->w < y->w);
-    return (x->i > y->i) - (x->i < y->i);
+    (void)ctx;
+    tide_distributed_rank_answered(&D->dist, target, p->handle, accepted);
 }
 
 static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gather)
@@ -181,72 +90,32 @@ static void run_distributed(dlb *D, const tide_global_params *prm, double *t_gat
     MPI_Allreduce(&D->load, &sum, 1, MPI_DOUBLE, MPI_SUM, D->L->comm);
     MPI_Allreduce(&D->load, &max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
     *t_gather = tide_now() - t0;
-    double avg = sum / D->np, goal = prm->dist_target_ratio * avg;
+    tide_distributed_rank *R = &D->dist;
+    if (tide_distributed_rank_begin(R, D->me, D->np, sum, max, D->k, D->w, D->dest, prm) !=
+        TIDE_PLAN_OK)
+        tide_fatal("objects: distributed rejected this rank's loads");
     /* Every rank must take the same branch before a collective: a floating-point sum is not
      * guaranteed bit-identical on all ranks, so the decision itself is reduced. */
-    if (dlb_any_rank(D->L->comm, !(avg > 0.0) || max <= goal)) return;
-    dlb_gossip(D, D->load < goal, prm->gossip_fanout);
-
+    if (dlb_any_rank(D->L->comm, R->stop)) return;
+    dlb_gossip(D, tide_distributed_rank_announces(R), prm->gossip_fanout);
     int32_t *targets = malloc((size_t)D->np * sizeof *targets);
-    double *view = malloc((size_t)D->np * sizeof *view), *cdf = malloc((size_t)D->np * sizeof *cdf);
-    by_load *objs = malloc((size_t)(D->k + 1) * sizeof *objs);
-    dist_ctx C = {.slot = malloc((size_t)D->np * sizeof *C.slot),
-                  .sent = calloc((size_t)D->np, sizeof *C.sent),
-                  .full = calloc((size_t)D->np, sizeof *C.full)};
-    TIDE_OBJ_NEED(targets && view && cdf && objs && C.slot && C.sent && C.full);
+    double *heard = malloc((size_t)D->np * sizeof *heard);
+    TIDE_OBJ_NEED(targets && heard);
     int64_t m = dlb_targets_of(D, targets);
-    for (int r = 0; r < D->np; r++)
-        C.slot[r] = -1;
     for (int64_t i = 0; i < m; i++)
-        C.slot[targets[i]] = (int32_t)i;
-    for (int64_t i = 0; i < D->k; i++)
-        objs[i] = (by_load){D->w[i], i};
-    /* Smallest first: small objects make probabilistic transfers land more evenly. */
-    if (D->k > 1) qsort(objs, (size_t)D->k, sizeof *objs, cmp_by_load);
-
-    double threshold = (max + avg) / 2.0, ratio = max / avg;
-    for (int32_t phase = 1;; phase++) {
+        heard[i] = D->heard[targets[i]];
+    TIDE_OBJ_NEED(tide_distributed_rank_targets(R, m, targets, heard) == TIDE_PLAN_OK);
+    do {
         D->handshake_rounds++;
-        D->threshold = threshold;
-        if (D->load > threshold && m > 0) {
-            for (int64_t i = 0; i < m; i++)
-                view[i] = C.full[i] ? threshold : D->heard[targets[i]] + C.sent[i];
-            tide_distributed_cdf(m, view, avg, cdf);
-            double projected = D->load;
-            for (int64_t j = 0; j < D->k && projected > threshold; j++) {
-                int64_t o = objs[j].i;
-                double w = objs[j].w;
-                if (D->dest[o] != D->me || w <= 0.0) continue; /* already gone */
-                int64_t i = tide_distributed_pick(m, view, cdf, w, threshold, prm->dist_max_trials,
-                                                  &D->rng, NULL, NULL);
-                if (i < 0) {
-                    D->unplaced++;
-                    break; /* as DistributedLB: no room found, this sender is done this phase */
-                }
-                proposal p = {o, w};
-                dlb_buf_put(&D->out[targets[i]], &p, sizeof p);
-                D->proposals++;
-                view[i] += w;
-                projected -= w;
-            }
-        }
-        dlb_handshake(D, dist_answer, &C);
+        put_proposals(D, R->out, tide_distributed_rank_propose(R, &D->rng));
+        dlb_handshake(D, dist_answered, NULL);
         double new_max;
-        MPI_Allreduce(&D->load, &new_max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
-        double old_ratio = ratio;
-        ratio = new_max / avg;
-        if (dlb_any_rank(D->L->comm, ratio <= prm->dist_target_ratio || threshold <= goal ||
-                                         phase >= prm->dist_max_phases))
-            break;
-        threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
-    }
+        MPI_Allreduce(&R->load, &new_max, 1, MPI_DOUBLE, MPI_MAX, D->L->comm);
+        tide_distributed_rank_end(R, new_max);
+    } while (!dlb_any_rank(D->L->comm, R->stop));
+    take_counters(D, R->load, R->proposals, R->refused, R->unplaced);
     free(targets);
-    free(view);
-    free(cdf);
-    free(objs);
-    free(C.slot);
-    free(C.sent);
-    free(C.full);
+    free(heard);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -290,6 +159,8 @@ static void dlb_setup(dlb *D, tide_objects_layer *L, uint64_t seed)
 
 static void dlb_free(dlb *D)
 {
+    tide_packdrop_rank_free(&D->pd);
+    tide_distributed_rank_free(&D->dist);
     free(D->w);
     free(D->dest);
     for (int r = 0; r < D->np; r++) {

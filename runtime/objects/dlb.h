@@ -4,6 +4,7 @@
 #define TIDE_OBJECTS_DLB_H
 
 #include "layer.h"
+#include "tide_global_rank.h"
 
 enum { TAG_GOSSIP = 7101, TAG_PROPOSE = 7102, TAG_REPLY = 7103, TAG_MIGRATE = 7104 };
 
@@ -23,13 +24,13 @@ typedef struct dlb {
     tide_objects_layer *L;
     int np, me;
     bool packdrop;
-    tide_packdrop_globals g; /* packdrop: ub(avg) is the receivers' limit */
-    double threshold;        /* distributed: this phase's transfer threshold */
+    tide_packdrop_rank pd;      /* packdrop: this rank's side of the protocol */
+    tide_distributed_rank dist; /* distributed: this rank's side of the protocol */
 
     int64_t k;         /* this rank's objects when the round began: L->loc[0 .. k) */
     double *w;         /* their loads (mean execution time over the window) */
     int32_t *dest;     /* new owner of each (this rank while it stays) */
-    double load;       /* this rank's load as the protocol goes: own kept + accepted */
+    double load;       /* this rank's load: before the protocol, then after it */
     uint64_t rng;      /* this rank's stream */
     tide_obj_buf *out; /* np: what this rank sends each rank in the current exchange */
     tide_obj_buf in;   /* the message being received (reused) */

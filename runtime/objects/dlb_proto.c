@@ -151,13 +151,10 @@ static void on_propose(dlb *D, int src, const unsigned char *buf, size_t len)
     for (size_t off = 0; off < len; off += sizeof(proposal)) {
         proposal p;
         memcpy(&p, buf + off, sizeof p);
-        bool ok = D->packdrop ? tide_packdrop_accept(D->load, p.load, &D->g)
-                              : tide_distributed_accept(D->load, p.load, D->threshold);
+        bool ok = D->packdrop ? tide_packdrop_rank_answer(&D->pd, p.load)
+                              : tide_distributed_rank_answer(&D->dist, p.load);
         unsigned char a = ok;
-        if (ok) {
-            D->load += p.load;
-            D->from[src] = true;
-        }
+        D->from[src] |= ok;
         dlb_buf_put(&D->reply[src], &a, 1);
     }
 }

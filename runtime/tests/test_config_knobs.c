@@ -13,11 +13,11 @@ static const char *global_names(void)
 {
     static char names[256];
     size_t n;
-    const tide_global_strategy *g = tide_global_strategies(&n);
+    const tide_global_strategy *const *g = tide_global_strategies(&n);
     names[0] = 0;
     for (size_t i = 0; i < n; i++) {
         if (i) strcat(names, ", ");
-        strcat(names, g[i].name);
+        strcat(names, g[i]->name);
     }
     return names;
 }

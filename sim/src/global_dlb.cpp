@@ -6,6 +6,7 @@
 #include "global_internal.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <cstring>
 
@@ -46,22 +47,6 @@ void gossip(grank *R, bool announce)
     }
 }
 
-struct batch {
-    double load;
-    int32_t target;
-    int64_t tries, start, stride;
-};
-
-int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Proposals out, answers back (runtime/objects/dlb_proto.c, dlb_handshake): each receiver
  * decides from its own load alone (PackDrop's or DistributedLB's rule); each proposer hears its
  * targets' answers, in target order, through on_answer(target, proposal handle, accepted). */
@@ -77,10 +62,8 @@ template <typename F> void handshake(grank *R, F on_answer)
     for (gmsg *in : exchange(R, T_PROPOSE, sizeof(proposal))) {
         gmsg *a = new gmsg{R->id, {}, {}, {}, 0, 0.0};
         for (const proposal &p : in->props) {
-            bool ok = pd ? tide_packdrop_accept(R->load, p.load, &G->g)
-                         : tide_distributed_accept(R->load, p.load, R->threshold);
-            if (ok) R->load += p.load;
-            a->answers.push_back(ok);
+            a->answers.push_back(pd ? tide_packdrop_rank_answer(&R->pd, p.load)
+                                    : tide_distributed_rank_answer(&R->dist, p.load));
         }
         replies.push_back(G->r[(size_t)in->src].mb[T_REPLY]->put_async(a, 32 + a->answers.size()));
         G->messages++;
@@ -100,147 +83,89 @@ template <typename F> void handshake(grank *R, F on_answer)
     sg::Comm::wait_all(replies);
 }
 
-/* BatchSend: each batch to its next known target, round by round, until every batch is placed
- * or refused by all. */
-void send_batches(grank *R, std::vector<batch> *B, const std::vector<int32_t> &targets)
+/* The proposals a step wrote, into this round's messages. */
+static void put_proposals(grank *R, const tide_dlb_proposal *out, int64_t n)
 {
-    gsim *G = R->G;
-    int64_t m = (int64_t)targets.size();
-    std::vector<int64_t> pending;
-    for (size_t b = 0; b < B->size(); b++) {
-        batch &x = (*B)[b];
-        if (m == 0) {
-            G->unplaced++;
-            continue;
-        }
-        x.start = (int64_t)tide_global_rand_below(&R->rng, (uint64_t)m);
-        x.stride = 1 + (int64_t)tide_global_rand_below(&R->rng, (uint64_t)m);
-        while (gcd64(x.stride, m) != 1)
-            x.stride = x.stride % m + 1;
-        pending.push_back((int64_t)b);
-    }
-    while (allreduce(R, (double)pending.size()) > 0) {
-        if (R->id == 0) G->handshake_rounds++;
-        std::vector<int64_t> round;
-        round.swap(pending);
-        for (int64_t h : round) {
-            batch &x = (*B)[(size_t)h];
-            int32_t t = targets[(size_t)((x.start + x.tries * x.stride) % m)];
-            x.tries++;
-            G->proposals++;
-            out_to(R, t)->props.push_back({h, x.load});
-        }
-        handshake(R, [&](int target, int64_t h, bool ok) {
-            batch &b = (*B)[(size_t)h];
-            if (ok) {
-                b.target = target;
-                R->load -= b.load;
-            } else if (G->refused++, b.tries < m) {
-                pending.push_back(h);
-            } else {
-                G->unplaced++;
-            }
-        });
-    }
+    for (int64_t i = 0; i < n; i++)
+        out_to(R, out[i].target)->props.push_back({out[i].handle, out[i].load});
 }
 
+/* The ranks heard of other than this one, in the order heard. */
+static std::vector<int32_t> targets_of(const grank *R)
+{
+    std::vector<int32_t> targets;
+    for (int32_t t : R->known)
+        if (t != R->id) targets.push_back(t);
+    return targets;
+}
+
+static void add_counters(grank *R, double load, int64_t proposals, int64_t refused,
+                         int64_t unplaced)
+{
+    R->load = load;
+    R->G->proposals += proposals;
+    R->G->refused += refused;
+    R->G->unplaced += unplaced;
+}
+
+/* PackDrop as runtime/objects/dlb.c (run_packdrop) runs it: the steps of tide_global_rank.h
+ * between two reductions, gossip and handshake rounds. */
 void packdrop(grank *R)
 {
     gsim *G = R->G;
+    tide_packdrop_rank *S = &R->pd;
     int64_t k = (int64_t)R->w.size();
     double total = allreduce(R, R->load), ttc = allreduce(R, (double)k);
-    if (ttc < 1 || tide_packdrop_globals_make(G->P, total, (int64_t)ttc, G->prm.packdrop_tolerance,
-                                              &G->g) != TIDE_PLAN_OK)
-        return;
-    std::vector<int32_t> batch_of((size_t)k + 1, -1);
-    std::vector<double> bload((size_t)k + 1);
-    int64_t nb = 0;
-    if (R->load > G->g.ub)
-        tide_packdrop_assemble(k, R->w.data(), 0.0, &G->g, batch_of.data(), &nb, bload.data());
-    if (allreduce(R, (double)nb) == 0) return;
-    gossip(R, R->load < G->g.avg);
-    std::vector<int32_t> targets;
-    for (int32_t t : R->known)
-        if (t != R->id) targets.push_back(t);
-    std::vector<batch> B((size_t)nb);
-    for (int64_t b = 0; b < nb; b++)
-        B[(size_t)b] = batch{bload[(size_t)b], -1, 0, 0, 0};
-    send_batches(R, &B, targets);
-    for (int64_t i = 0; i < k; i++)
-        if (batch_of[(size_t)i] >= 0 && B[(size_t)batch_of[(size_t)i]].target >= 0)
-            R->dest[(size_t)i] = B[(size_t)batch_of[(size_t)i]].target;
+    if (tide_packdrop_rank_begin(S, G->P, total, ttc, G->prm.packdrop_tolerance, k, R->w.data()) !=
+        TIDE_PLAN_OK)
+        throw std::runtime_error("packdrop rejected a rank's loads");
+    if (S->run && allreduce(R, (double)S->nb) > 0) {
+        gossip(R, tide_packdrop_rank_announces(S));
+        std::vector<int32_t> targets = targets_of(R);
+        tide_packdrop_rank_targets(S, (int64_t)targets.size(), targets.data(), &R->rng);
+        while (allreduce(R, tide_packdrop_rank_pending(S) ? 1.0 : 0.0) > 0) {
+            if (R->id == 0) G->handshake_rounds++;
+            put_proposals(R, S->out, tide_packdrop_rank_propose(S));
+            handshake(R, [&](int target, int64_t h, bool ok) {
+                tide_packdrop_rank_answered(S, target, h, ok);
+            });
+        }
+        tide_packdrop_rank_dest(S, R->dest.data());
+        add_counters(R, S->load, S->proposals, S->refused, S->unplaced);
+    }
+    tide_packdrop_rank_free(S);
 }
 
-/* DistributedLB as runtime/objects/dlb.c (run_distributed) runs it: two reductions, gossip of the
- * ranks under ratio x avg, then transfer phases: each rank above the phase's threshold offers
- * its objects, smallest first, to targets drawn by free room (tide_distributed_pick), one
- * handshake per phase; a refusal closes that target for this sender; the threshold relaxes
- * (tide_distributed_next_threshold) until max <= ratio x avg or the phases run out. */
+/* DistributedLB as runtime/objects/dlb.c (run_distributed) runs it: the steps of
+ * tide_global_rank.h between two reductions, gossip, and per phase a handshake and a max. */
 void distributed(grank *R)
 {
     gsim *G = R->G;
-    const tide_global_params *prm = &G->prm;
+    tide_distributed_rank *S = &R->dist;
     double sum = allreduce(R, R->load), max = reduce(R, R->load, true);
-    double avg = sum / G->P, goal = prm->dist_target_ratio * avg;
-    if (allreduce(R, !(avg > 0.0) || max <= goal) > 0) return;
-    gossip(R, R->load < goal);
-    std::vector<int32_t> targets;
-    for (int32_t t : R->known)
-        if (t != R->id) targets.push_back(t);
-    int64_t m = (int64_t)targets.size();
-    std::map<int, int64_t> slot;
-    for (int64_t i = 0; i < m; i++)
-        slot[targets[(size_t)i]] = i;
-    std::vector<double> view((size_t)m + 1), cdf((size_t)m + 1), sent((size_t)m + 1, 0.0);
-    std::vector<unsigned char> full((size_t)m + 1, 0);
-    std::vector<std::pair<double, int64_t>> objs; /* smallest first, ties by index */
-    for (size_t i = 0; i < R->w.size(); i++)
-        objs.push_back({R->w[i], (int64_t)i});
-    std::sort(objs.begin(), objs.end());
-    double threshold = (max + avg) / 2.0, ratio = max / avg;
-    for (int32_t phase = 1;; phase++) {
-        if (R->id == 0) G->handshake_rounds++;
-        R->threshold = threshold;
-        if (R->load > threshold && m > 0) {
-            for (int64_t i = 0; i < m; i++)
-                view[(size_t)i] = full[(size_t)i]
-                                      ? threshold
-                                      : R->heard[(size_t)targets[(size_t)i]] + sent[(size_t)i];
-            tide_distributed_cdf(m, view.data(), avg, cdf.data());
-            double projected = R->load;
-            for (size_t j = 0; j < objs.size() && projected > threshold; j++) {
-                int64_t o = objs[j].second;
-                double w = objs[j].first;
-                if (R->dest[(size_t)o] != R->id || w <= 0.0) continue; /* already gone */
-                int64_t i = tide_distributed_pick(m, view.data(), cdf.data(), w, threshold,
-                                                  prm->dist_max_trials, &R->rng, NULL, NULL);
-                if (i < 0) {
-                    G->unplaced++;
-                    break; /* no room found: this sender is done this phase */
-                }
-                out_to(R, targets[(size_t)i])->props.push_back({o, w});
-                G->proposals++;
-                view[(size_t)i] += w;
-                projected -= w;
-            }
-        }
-        handshake(R, [&](int target, int64_t o, bool ok) {
-            if (!ok) {
-                G->refused++;
-                full[(size_t)slot[target]] = 1;
-                return;
-            }
-            R->dest[(size_t)o] = target;
-            R->load -= R->w[(size_t)o];
-            sent[(size_t)slot[target]] += R->w[(size_t)o];
-        });
-        double new_max = reduce(R, R->load, true), old_ratio = ratio;
-        ratio = new_max / avg;
-        if (allreduce(R, ratio <= prm->dist_target_ratio || threshold <= goal ||
-                             phase >= prm->dist_max_phases) > 0)
-            break;
-        threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
+    if (tide_distributed_rank_begin(S, R->id, G->P, sum, max, (int64_t)R->w.size(), R->w.data(),
+                                    R->dest.data(), &G->prm) != TIDE_PLAN_OK)
+        throw std::runtime_error("distributed rejected a rank's loads");
+    if (allreduce(R, S->stop) == 0) {
+        gossip(R, tide_distributed_rank_announces(S));
+        std::vector<int32_t> targets = targets_of(R);
+        std::vector<double> heard;
+        for (int32_t t : targets)
+            heard.push_back(R->heard[(size_t)t]);
+        if (tide_distributed_rank_targets(S, (int64_t)targets.size(), targets.data(),
+                                          heard.data()) != TIDE_PLAN_OK)
+            throw std::bad_alloc();
+        do {
+            if (R->id == 0) G->handshake_rounds++;
+            put_proposals(R, S->out, tide_distributed_rank_propose(S, &R->rng));
+            handshake(R, [&](int target, int64_t o, bool ok) {
+                tide_distributed_rank_answered(S, target, o, ok);
+            });
+            tide_distributed_rank_end(S, reduce(R, S->load, true));
+        } while (allreduce(R, S->stop) == 0);
+        add_counters(R, S->load, S->proposals, S->refused, S->unplaced);
     }
+    tide_distributed_rank_free(S);
 }
 
 } // namespace tide_gsim

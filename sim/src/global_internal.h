@@ -8,6 +8,7 @@
 #include "sim.h"
 
 #include "tide_global.h"
+#include "tide_global_rank.h"
 
 namespace tide_gsim
 {
@@ -48,9 +49,10 @@ struct grank {
     std::vector<double> heard; /* gossip: announced load per rank, NAN if not heard of */
     std::vector<int32_t> known;
     bool learned;
-    std::map<int, gmsg *> out; /* the current exchange's messages, by destination */
-    long reductions;           /* reductions this rank entered */
-    double threshold;          /* distributed: this transfer phase's threshold */
+    std::map<int, gmsg *> out;  /* the current exchange's messages, by destination */
+    long reductions;            /* reductions this rank entered */
+    tide_packdrop_rank pd;      /* packdrop: this rank's side of the protocol */
+    tide_distributed_rank dist; /* distributed: this rank's side of the protocol */
 };
 
 struct gsim {
@@ -64,7 +66,6 @@ struct gsim {
     long reduced;             /* the reduction whose result is in `result` (-1: none) */
     double result;
     double lat, bw;
-    tide_packdrop_globals g;
     std::vector<int32_t> central; /* the centralized mapping, all objects in rank order */
     std::vector<long> off;        /* rank r's objects in it: [off[r], off[r+1]) */
     double t_cpu;                 /* its measured compute time */

@@ -51,11 +51,11 @@ int main(int argc, char **argv)
     int nper = argc > 2 ? argc - 2 : 2;
     const int32_t sizes[] = {8, 32, 128, 512, 2048, 4096};
     size_t ns;
-    const tide_global_strategy *st = tide_global_strategies(&ns);
+    const tide_global_strategy *const *st = tide_global_strategies(&ns);
     double *t = malloc((size_t)reps * sizeof *t);
     printf("%5s %7s %8s", "np", "per", "objects");
     for (size_t s = 1; s < ns; s++)
-        printf(" %12s", st[s].name);
+        printf(" %12s", st[s]->name);
     printf("   (median us per decision; max/avg after below)\n");
     for (int ip = 0; ip < nper; ip++) {
         int64_t per = argc > 2 ? atoll(argv[2 + ip]) : per_default[ip];
@@ -106,8 +106,8 @@ int main(int argc, char **argv)
             for (size_t s = 1; s < ns; s++) {
                 for (int k = 0; k < reps; k++) {
                     double t0 = now_us();
-                    if (st[s].plan(&in, &p, out) != TIDE_PLAN_OK) {
-                        fprintf(stderr, "%s failed at np %d\n", st[s].name, np);
+                    if (st[s]->plan(&in, &p, out) != TIDE_PLAN_OK) {
+                        fprintf(stderr, "%s failed at np %d\n", st[s]->name, np);
                         return 1;
                     }
                     t[k] = now_us() - t0;

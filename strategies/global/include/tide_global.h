@@ -127,8 +127,9 @@ int tide_global_distributed(const tide_global_input *in, const tide_global_param
                             int32_t *new_owner);
 
 /* ---------------------------------------------------------------------------------------------
- * Registry: the strategies above by name ("none", "greedy", "refine", "random", "greedy_comm",
- * "refine_comm", "smartlb", "average", "packdrop", "distributed").
+ * Registry: the strategies by name, in the order of strategies/global/registry.cmake. A strategy
+ * is its file, which defines `const tide_global_strategy tide_global_strategy_<name>`, and its
+ * name in that list.
  * ------------------------------------------------------------------------------------------- */
 /* How a runtime runs a strategy: centrally (every rank computes `plan` on the gathered loads), or
  * as one of the decentralized message protocols built from the per-rank steps above, of which
@@ -147,7 +148,8 @@ typedef struct tide_global_strategy {
 } tide_global_strategy;
 
 const tide_global_strategy *tide_global_find(const char *name); /* NULL when unknown */
-const tide_global_strategy *tide_global_strategies(size_t *n);
+/* Every registered strategy, *n of them, in the registry's order. */
+const tide_global_strategy *const *tide_global_strategies(size_t *n);
 /* The strategies' names, ", "-separated, into buf (len bytes, truncated if short; always
  * terminated when len > 0): the list an error message offers. Returns the length the whole list
  * needs, as snprintf does. */

@@ -44,3 +44,6 @@ int tide_global_average(const tide_global_input *in, const tide_global_params *p
     lb_walk_free(&w);
     return rc;
 }
+
+const tide_global_strategy tide_global_strategy_average = {
+    .name = "average", .plan = tide_global_average, .protocol = TIDE_GLOBAL_CENTRAL};

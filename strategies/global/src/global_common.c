@@ -156,3 +156,6 @@ uint64_t tide_global_rand_below(uint64_t *state, uint64_t n)
 {
     return lb_rand_below(state, n);
 }
+
+const tide_global_strategy tide_global_strategy_none = {
+    .name = "none", .plan = tide_global_none, .protocol = TIDE_GLOBAL_CENTRAL};

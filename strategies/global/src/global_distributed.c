@@ -71,184 +71,154 @@ double tide_distributed_next_threshold(double threshold, double max_load, double
     return (max_load + avg) / 2.0;
 }
 
-/* State of one simulated sender for one phase: its known targets, its view of their loads and
- * its objects smallest first. */
-typedef struct sender {
-    int32_t *targets;
-    double *view, *cdf;
-    int32_t *slot; /* np: index of a rank in targets, -1 otherwise */
-    int64_t *objs;
-} sender;
-
-/* Rebuild r's view: gossiped loads plus what r already sent to each target in earlier phases. */
-static int64_t sender_prepare(sender *S, const tide_global_input *in, const lb_by_rank *grp,
-                              const int32_t *new_owner, const double *gossiped,
-                              const uint64_t *known, double avg, int32_t r, int64_t *nobj)
-{
-    int64_t m = lb_bitset_list(in->np, known, S->targets);
-    for (int64_t i = 0; i < m; i++) {
-        S->view[i] = gossiped[S->targets[i]];
-        S->slot[S->targets[i]] = (int32_t)i;
-    }
-    int64_t k = 0;
-    for (int64_t j = grp->start[r]; j < grp->start[r + 1]; j++) {
-        int64_t o = grp->obj[j];
-        if (new_owner[o] == r)
-            S->objs[k++] = o;
-        else if (S->slot[new_owner[o]] >= 0)
-            S->view[S->slot[new_owner[o]]] += in->load[o];
-    }
-    for (int64_t i = 0; i < m; i++)
-        S->slot[S->targets[i]] = -1;
-    lb_sort_by_load_asc(k, S->objs, in->load);
-    tide_distributed_cdf(m, S->view, avg, S->cdf);
-    *nobj = k;
-    return m;
-}
-
-/* The whole simulated round: every rank's load, gossip and random stream, and the outcome. */
+/* ---------------------------------------------------------------------------------------------
+ * Sequential simulation of one DistributedLB round over all ranks: every rank runs the steps of
+ * tide_global_rank.h; gossip is lb_gossip_simulate (targets in ascending rank order, their
+ * initial loads as announced), the handshake lb_handshake_run (a seeded arrival order).
+ * ------------------------------------------------------------------------------------------- */
 typedef struct dist_sim {
-    const tide_global_input *in;
-    const tide_global_params *p;
-    int32_t *new_owner;
-    tide_global_dist_report *rep;
-    size_t words; /* of one rank's bitset of the ranks it heard of */
-    double avg;
-    double *load, *gossiped;
-    bool *announce;
-    uint64_t *rng, *known;
-    sender S;
-    lb_by_rank grp;
+    int32_t np;
+    tide_distributed_rank *R;
+    int32_t **targets; /* np: the ranks each heard of */
+    double **heard;    /* np: their announced loads */
+    double **w;        /* np: each rank's object loads */
+    uint64_t *rng;     /* np: each rank's stream */
+    int32_t **dest;    /* np: new owner of each */
 } dist_sim;
 
-static int sim_alloc(dist_sim *D)
+static bool dist_answer(void *ctx, int32_t target, double load)
 {
-    int32_t np = D->in->np;
-    int64_t n = D->in->nobj;
-    D->words = tide_gossip_words(np);
-    D->load = malloc((size_t)np * sizeof *D->load);
-    D->gossiped = malloc((size_t)np * sizeof *D->gossiped);
-    D->announce = malloc((size_t)np * sizeof *D->announce);
-    D->rng = malloc((size_t)np * sizeof *D->rng);
-    D->known = malloc((size_t)np * D->words * sizeof *D->known);
-    D->S = (sender){.targets = malloc((size_t)np * sizeof *D->S.targets),
-                    .view = malloc((size_t)np * sizeof *D->S.view),
-                    .cdf = malloc((size_t)np * sizeof *D->S.cdf),
-                    .slot = malloc((size_t)np * sizeof *D->S.slot),
-                    .objs = malloc((size_t)(n > 0 ? n : 1) * sizeof *D->S.objs)};
-    if (D->load == NULL || D->gossiped == NULL || D->announce == NULL || D->rng == NULL ||
-        D->known == NULL || D->S.targets == NULL || D->S.view == NULL || D->S.cdf == NULL ||
-        D->S.slot == NULL || D->S.objs == NULL ||
-        lb_by_rank_make(D->in, D->in->owner, &D->grp) != TIDE_PLAN_OK)
-        return TIDE_PLAN_ENOMEM;
-    return TIDE_PLAN_OK;
+    return tide_distributed_rank_answer(&((dist_sim *)ctx)->R[target], load);
 }
 
-static void sim_free(dist_sim *D)
+static void dist_answered(void *ctx, int32_t from, const tide_dlb_proposal *p, bool ok)
 {
-    free(D->load);
-    free(D->gossiped);
-    free(D->announce);
+    tide_distributed_rank_answered(&((dist_sim *)ctx)->R[from], p->target, p->handle, ok);
+}
+
+static int dist_alloc(dist_sim *D, int32_t np)
+{
+    D->np = np;
+    D->R = calloc((size_t)np, sizeof *D->R);
+    D->targets = calloc((size_t)np, sizeof *D->targets);
+    D->heard = calloc((size_t)np, sizeof *D->heard);
+    D->w = calloc((size_t)np, sizeof *D->w);
+    D->dest = calloc((size_t)np, sizeof *D->dest);
+    D->rng = calloc((size_t)np, sizeof *D->rng);
+    return D->R && D->targets && D->heard && D->w && D->dest && D->rng ? TIDE_PLAN_OK
+                                                                       : TIDE_PLAN_ENOMEM;
+}
+
+static void dist_free(dist_sim *D)
+{
+    for (int32_t r = 0; r < D->np; r++) {
+        if (D->R != NULL) tide_distributed_rank_free(&D->R[r]);
+        if (D->targets != NULL) free(D->targets[r]);
+        if (D->heard != NULL) free(D->heard[r]);
+        if (D->w != NULL) free(D->w[r]);
+        if (D->dest != NULL) free(D->dest[r]);
+    }
+    free(D->R);
+    free(D->targets);
+    free(D->heard);
+    free(D->w);
+    free(D->dest);
     free(D->rng);
-    free(D->known);
-    free(D->S.targets);
-    free(D->S.view);
-    free(D->S.cdf);
-    free(D->S.slot);
-    free(D->S.objs);
-    lb_by_rank_free(&D->grp);
 }
 
-/* Every rank's stream and gossiped load; the ranks below ratio x avg announce themselves.
- * Returns the largest load. */
-static double sim_announce(dist_sim *D)
+/* Every rank's begin step on its own objects (grp); returns whether any rank voted to stop. */
+static int dist_begin(dist_sim *D, const tide_global_input *in, const tide_global_params *p,
+                      const lb_by_rank *grp, bool *stop)
 {
-    double max = 0.0;
-    for (int32_t r = 0; r < D->in->np; r++) {
-        D->rng[r] = lb_rank_seed(D->p->seed, r);
-        D->gossiped[r] = D->load[r];
-        D->S.slot[r] = -1;
-        D->announce[r] = D->load[r] < D->p->dist_target_ratio * D->avg;
-        D->rep->underloaded += D->announce[r];
-        max = D->load[r] > max ? D->load[r] : max;
-    }
-    return max;
-}
-
-/* Sender r offers its k objects, smallest first, to its m known targets while its load is above
- * the threshold. */
-static void sim_send(dist_sim *D, int32_t r, int64_t m, int64_t k, double threshold)
-{
-    sender *S = &D->S;
-    double *load = D->load;
-    tide_global_dist_report *rep = D->rep;
-    for (int64_t j = 0; j < k && load[r] > threshold; j++) {
-        int64_t o = S->objs[j];
-        double w = D->in->load[o];
-        if (w <= 0.0) continue;
-        int64_t i = tide_distributed_pick(m, S->view, S->cdf, w, threshold, D->p->dist_max_trials,
-                                          &D->rng[r], NULL, NULL);
-        if (i < 0) {
-            rep->unplaced++;
-            break; /* as DistributedLB: no room found, this sender is done */
-        }
-        int32_t to = S->targets[i];
-        rep->proposals++;
-        if (!tide_distributed_accept(load[to], w, threshold)) {
-            rep->refused++;
-            S->view[i] = threshold; /* the negative acknowledgement: that target is full */
-            continue;
-        }
-        D->new_owner[o] = to;
-        load[to] += w;
-        load[r] -= w;
-        S->view[i] += w;
-        rep->moved_objects++;
-    }
-}
-
-/* One phase: every rank above the threshold sends. Returns the largest load after it. */
-static double sim_phase(dist_sim *D, int32_t phase, double threshold)
-{
-    int32_t np = D->in->np;
+    int32_t np = D->np;
+    double sum = 0.0, max = 0.0;
     for (int32_t r = 0; r < np; r++) {
-        if (D->load[r] <= threshold) continue;
-        int64_t k;
-        int64_t m = sender_prepare(&D->S, D->in, &D->grp, D->new_owner, D->gossiped,
-                                   &D->known[(size_t)r * D->words], D->avg, r, &k);
-        if (m == 0) continue;
-        if (phase == 1) D->rep->overloaded++;
-        sim_send(D, r, m, k, threshold);
+        double load = 0.0;
+        for (int64_t j = grp->start[r]; j < grp->start[r + 1]; j++)
+            load += in->load[grp->obj[j]];
+        sum += load;
+        max = load > max ? load : max;
     }
-    double new_max = 0.0;
-    for (int32_t r = 0; r < np; r++)
-        new_max = D->load[r] > new_max ? D->load[r] : new_max;
-    return new_max;
-}
-
-/* Gossip, then phases until the ratio is reached, the threshold falls to ratio x avg, or the
- * phases run out. */
-static int sim_run(dist_sim *D)
-{
-    const tide_global_params *p = D->p;
-    D->avg = lb_rank_times(D->in, D->in->owner, D->load);
-    double avg = D->avg, max = sim_announce(D);
-    if (!(avg > 0.0) || max <= p->dist_target_ratio * avg) return TIDE_PLAN_OK;
-    int rc = lb_gossip_simulate(D->in->np, D->announce, p->gossip_fanout, D->rng, D->known,
-                                &D->rep->gossip_rounds, &D->rep->gossip_messages);
-    if (rc != TIDE_PLAN_OK) return rc;
-    double threshold = (max + avg) / 2.0, ratio = max / avg;
-    for (int32_t phase = 1;; phase++) {
-        D->rep->batches = phase;
-        double new_max = sim_phase(D, phase, threshold);
-        double old_ratio = ratio;
-        ratio = new_max / avg;
-        if (ratio <= p->dist_target_ratio || threshold <= p->dist_target_ratio * avg ||
-            phase >= p->dist_max_phases)
-            break;
-        threshold = tide_distributed_next_threshold(threshold, new_max, avg, old_ratio, ratio);
+    *stop = false;
+    for (int32_t r = 0; r < np; r++) {
+        int64_t k = grp->start[r + 1] - grp->start[r];
+        D->w[r] = malloc((size_t)(k + 1) * sizeof **D->w);
+        D->dest[r] = malloc((size_t)(k + 1) * sizeof **D->dest);
+        if (D->w[r] == NULL || D->dest[r] == NULL) return TIDE_PLAN_ENOMEM;
+        for (int64_t i = 0; i < k; i++)
+            D->w[r][i] = in->load[grp->obj[grp->start[r] + i]];
+        int rc = tide_distributed_rank_begin(&D->R[r], r, np, sum, max, k, D->w[r], D->dest[r], p);
+        if (rc != TIDE_PLAN_OK) return rc;
+        *stop |= D->R[r].stop;
     }
     return TIDE_PLAN_OK;
+}
+
+/* Gossip, then every rank's targets. */
+static int dist_gossip(dist_sim *D, const tide_global_params *p, tide_global_dist_report *rep)
+{
+    int32_t np = D->np;
+    size_t words = tide_gossip_words(np);
+    bool *announce = malloc((size_t)np * sizeof *announce);
+    uint64_t *known = malloc((size_t)np * words * sizeof *known);
+    int rc = TIDE_PLAN_ENOMEM;
+    if (announce == NULL || known == NULL) goto out;
+    for (int32_t r = 0; r < np; r++) {
+        announce[r] = tide_distributed_rank_announces(&D->R[r]);
+        rep->underloaded += announce[r];
+    }
+    rc = lb_gossip_simulate(np, announce, p->gossip_fanout, D->rng, known, &rep->gossip_rounds,
+                            &rep->gossip_messages);
+    for (int32_t r = 0; rc == TIDE_PLAN_OK && r < np; r++) {
+        D->targets[r] = malloc((size_t)np * sizeof **D->targets);
+        D->heard[r] = malloc((size_t)np * sizeof **D->heard);
+        if (D->targets[r] == NULL || D->heard[r] == NULL) {
+            rc = TIDE_PLAN_ENOMEM;
+            break;
+        }
+        int64_t m = 0, n = lb_bitset_list(np, &known[(size_t)r * words], D->targets[r]);
+        for (int64_t i = 0; i < n; i++) {
+            int32_t t = D->targets[r][i];
+            if (t == r) continue;
+            D->targets[r][m] = t;
+            D->heard[r][m++] = D->R[t].load;
+        }
+        rc = tide_distributed_rank_targets(&D->R[r], m, D->targets[r], D->heard[r]);
+    }
+out:
+    free(announce);
+    free(known);
+    return rc;
+}
+
+/* Phases until a rank votes to stop. */
+static int dist_phases(dist_sim *D, uint64_t seed, tide_global_dist_report *rep)
+{
+    int32_t np = D->np;
+    lb_handshake H = {0};
+    uint64_t order_rng = lb_rank_seed(seed, -1);
+    int rc = TIDE_PLAN_OK;
+    for (int32_t phase = 1;; phase++) {
+        rep->batches = phase;
+        for (int32_t r = 0; r < np && rc == TIDE_PLAN_OK; r++) {
+            int64_t n = tide_distributed_rank_propose(&D->R[r], &D->rng[r]);
+            if (phase == 1) rep->overloaded += D->R[r].sending;
+            rc = lb_handshake_add(&H, r, D->R[r].out, n);
+        }
+        if (rc != TIDE_PLAN_OK) break;
+        lb_handshake_run(&H, &order_rng, dist_answer, dist_answered, D);
+        double new_max = 0.0;
+        for (int32_t r = 0; r < np; r++)
+            new_max = D->R[r].load > new_max ? D->R[r].load : new_max;
+        bool stop = false;
+        for (int32_t r = 0; r < np; r++) {
+            tide_distributed_rank_end(&D->R[r], new_max);
+            stop |= D->R[r].stop;
+        }
+        if (stop) break;
+    }
+    lb_handshake_free(&H);
+    return rc;
 }
 
 int tide_global_distributed_sim(const tide_global_input *in, const tide_global_params *params,
@@ -261,11 +231,29 @@ int tide_global_distributed_sim(const tide_global_input *in, const tide_global_p
     tide_global_dist_report rep = {0};
     int64_t n = in->nobj;
     if (n > 0) memcpy(new_owner, in->owner, (size_t)n * sizeof *new_owner);
-    dist_sim D = {.in = in, .p = &p, .new_owner = new_owner, .rep = &rep};
-    rc = sim_alloc(&D);
-    if (rc == TIDE_PLAN_OK) rc = sim_run(&D);
+    dist_sim D = {0};
+    lb_by_rank grp = {0};
+    bool stop = true;
+    rc = dist_alloc(&D, in->np);
+    if (rc == TIDE_PLAN_OK) rc = lb_by_rank_make(in, in->owner, &grp);
+    if (rc == TIDE_PLAN_OK) rc = dist_begin(&D, in, &p, &grp, &stop);
+    if (rc == TIDE_PLAN_OK && !stop) {
+        for (int32_t r = 0; r < in->np; r++)
+            D.rng[r] = lb_rank_seed(p.seed, r);
+        rc = dist_gossip(&D, &p, &rep);
+        if (rc == TIDE_PLAN_OK) rc = dist_phases(&D, p.seed, &rep);
+    }
+    for (int32_t r = 0; rc == TIDE_PLAN_OK && !stop && r < in->np; r++) {
+        for (int64_t i = 0; i < D.R[r].k; i++)
+            new_owner[grp.obj[grp.start[r] + i]] = D.dest[r][i];
+        rep.proposals += D.R[r].proposals;
+        rep.refused += D.R[r].refused;
+        rep.unplaced += D.R[r].unplaced;
+        rep.moved_objects += D.R[r].moved;
+    }
     if (rc != TIDE_PLAN_OK && n > 0) memcpy(new_owner, in->owner, (size_t)n * sizeof *new_owner);
-    sim_free(&D);
+    dist_free(&D);
+    lb_by_rank_free(&grp);
     if (rc == TIDE_PLAN_OK && report != NULL) *report = rep;
     return rc;
 }
@@ -275,3 +263,8 @@ int tide_global_distributed(const tide_global_input *in, const tide_global_param
 {
     return tide_global_distributed_sim(in, params, new_owner, NULL);
 }
+
+const tide_global_strategy tide_global_strategy_distributed = {.name = "distributed",
+                                                               .plan = tide_global_distributed,
+                                                               .protocol =
+                                                                   TIDE_GLOBAL_PROTO_DISTRIBUTED};

@@ -34,3 +34,6 @@ int tide_global_greedy(const tide_global_input *in, const tide_global_params *pa
     lb_heap_free(&h);
     return TIDE_PLAN_OK;
 }
+
+const tide_global_strategy tide_global_strategy_greedy = {
+    .name = "greedy", .plan = tide_global_greedy, .protocol = TIDE_GLOBAL_CENTRAL};

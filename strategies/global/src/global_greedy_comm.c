@@ -76,3 +76,6 @@ out:
     lb_nbvol_free(&s);
     return rc;
 }
+
+const tide_global_strategy tide_global_strategy_greedy_comm = {
+    .name = "greedy_comm", .plan = tide_global_greedy_comm, .protocol = TIDE_GLOBAL_CENTRAL};

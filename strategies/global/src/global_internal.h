@@ -6,6 +6,7 @@
 #define TIDE_GLOBAL_INTERNAL_H
 
 #include "tide_global.h"
+#include "tide_global_rank.h"
 
 /* Validates in (and params when non-NULL); fills *p with params or the defaults. */
 int lb_check(const tide_global_input *in, const tide_global_params *params, tide_global_params *p);
@@ -125,5 +126,26 @@ int lb_gossip_simulate(int32_t np, const bool *announce, int32_t fanout, uint64_
                        uint64_t *known, int32_t *rounds, int64_t *messages);
 /* The ranks set in one bitset, ascending; returns how many. */
 int64_t lb_bitset_list(int32_t np, const uint64_t *bits, int32_t *out);
+
+/* The sequential simulations' handshake (global_handshake.c): proposals of a round from every
+ * rank, answered in a seeded random arrival order, verdicts handed back to each proposer target
+ * by target (ascending), in the order written for one target. */
+typedef struct lb_handshake_item {
+    int32_t from, target;
+    int64_t seq; /* index into p: the order written */
+    bool ok;
+} lb_handshake_item;
+typedef struct lb_handshake {
+    int64_t n, cap;
+    tide_dlb_proposal *p;
+    lb_handshake_item *item;
+    int64_t *order;
+} lb_handshake;
+typedef bool (*lb_answer_fn)(void *ctx, int32_t target, double load);
+typedef void (*lb_answered_fn)(void *ctx, int32_t from, const tide_dlb_proposal *p, bool ok);
+int lb_handshake_add(lb_handshake *H, int32_t from, const tide_dlb_proposal *p, int64_t n);
+void lb_handshake_run(lb_handshake *H, uint64_t *order_rng, lb_answer_fn answer,
+                      lb_answered_fn answered, void *ctx);
+void lb_handshake_free(lb_handshake *H);
 
 #endif /* TIDE_GLOBAL_INTERNAL_H */

@@ -77,171 +77,92 @@ bool tide_packdrop_accept(double receiver_load, double batch_load, const tide_pa
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Sequential simulation of one PackDrop round over all ranks.
+ * Sequential simulation of one PackDrop round over all ranks: every rank runs the steps of
+ * tide_global_rank.h; gossip is lb_gossip_simulate (targets in ascending rank order), the
+ * handshake lb_handshake_run (a seeded arrival order).
  * ------------------------------------------------------------------------------------------- */
-typedef struct sim_batch {
-    int32_t from;
-    int32_t target; /* accepted target, -1 while pending */
-    int64_t first;  /* objects in the batch: members[first .. first + n) */
-    int64_t n;
-    double load;
-    int64_t tries;         /* targets asked so far */
-    int64_t start, stride; /* the sender's walk through its known targets */
-} sim_batch;
-
-typedef struct sim {
-    const tide_global_input *in;
+typedef struct pd_sim {
     int32_t np;
-    double *load;
-    uint64_t *rng;   /* np per-rank streams */
-    uint64_t *known; /* np gossip bitsets */
-    sim_batch *batch;
-    int64_t nbatch;
-    int64_t *member;
-} sim;
+    tide_packdrop_rank *R;
+    int32_t **targets; /* np: the ranks each heard of */
+} pd_sim;
 
-static int64_t gcd64(int64_t a, int64_t b)
+static bool pd_answer(void *ctx, int32_t target, double load)
 {
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
+    return tide_packdrop_rank_answer(&((pd_sim *)ctx)->R[target], load);
 }
 
-/* Batches of every overloaded rank, assembled from its own objects only. */
-static int assemble_all(sim *S, const lb_by_rank *grp, const tide_packdrop_globals *g,
-                        tide_global_dist_report *rep)
+static void pd_answered(void *ctx, int32_t from, const tide_dlb_proposal *p, bool ok)
 {
-    const tide_global_input *in = S->in;
-    int64_t n = in->nobj;
-    double *w = malloc((size_t)n * sizeof *w);
-    int32_t *batch_of = malloc((size_t)n * sizeof *batch_of);
-    double *bload = malloc((size_t)n * sizeof *bload);
-    int64_t *fill = malloc((size_t)n * sizeof *fill);
-    S->batch = malloc((size_t)n * sizeof *S->batch);
-    S->member = malloc((size_t)n * sizeof *S->member);
-    S->nbatch = 0;
+    tide_packdrop_rank_answered(&((pd_sim *)ctx)->R[from], p->target, p->handle, ok);
+}
+
+/* Every rank's begin step on its own objects (grp), then gossip and the handshake rounds;
+ * new_owner and the report from the ranks' states. */
+static int pd_run(pd_sim *S, const tide_global_input *in, const tide_global_params *p,
+                  const lb_by_rank *grp, double total, uint64_t *rng, uint64_t *known,
+                  bool *announce, int32_t *new_owner, tide_global_dist_report *rep)
+{
+    int32_t np = S->np;
+    double *w = malloc((size_t)(in->nobj + 1) * sizeof *w);
+    int32_t *dest = malloc((size_t)(in->nobj + 1) * sizeof *dest);
+    lb_handshake H = {0};
     int rc = TIDE_PLAN_ENOMEM;
-    if (w == NULL || batch_of == NULL || bload == NULL || fill == NULL || S->batch == NULL ||
-        S->member == NULL)
-        goto out;
-    int64_t nmember = 0;
-    for (int32_t r = 0; r < S->np; r++) {
-        if (S->load[r] <= g->ub) continue;
-        rep->overloaded++;
+    if (w == NULL || dest == NULL) goto out;
+    for (int32_t r = 0; r < np; r++) {
+        int64_t k = grp->start[r + 1] - grp->start[r];
+        for (int64_t i = 0; i < k; i++)
+            w[i] = in->load[grp->obj[grp->start[r] + i]];
+        rc = tide_packdrop_rank_begin(&S->R[r], np, total, (double)in->nobj, p->packdrop_tolerance,
+                                      k, w);
+        if (rc != TIDE_PLAN_OK) goto out;
+        rng[r] = lb_rank_seed(p->seed, r);
+        announce[r] = tide_packdrop_rank_announces(&S->R[r]);
+        rep->underloaded += announce[r];
+        rep->overloaded += S->R[r].load > S->R[r].g.ub;
+        rep->batches += S->R[r].nb;
+    }
+    if (rep->batches == 0) goto out;
+    size_t words = tide_gossip_words(np);
+    rc = lb_gossip_simulate(np, announce, p->gossip_fanout, rng, known, &rep->gossip_rounds,
+                            &rep->gossip_messages);
+    if (rc != TIDE_PLAN_OK) goto out;
+    rc = TIDE_PLAN_ENOMEM;
+    for (int32_t r = 0; r < np; r++) {
+        if ((S->targets[r] = malloc((size_t)np * sizeof **S->targets)) == NULL) goto out;
+        int64_t m = 0, heard = lb_bitset_list(np, &known[(size_t)r * words], S->targets[r]);
+        for (int64_t i = 0; i < heard; i++)
+            if (S->targets[r][i] != r) S->targets[r][m++] = S->targets[r][i];
+        tide_packdrop_rank_targets(&S->R[r], m, S->targets[r], &rng[r]);
+    }
+    uint64_t order_rng = lb_rank_seed(p->seed, -1);
+    for (;;) {
+        for (int32_t r = 0; r < np; r++) {
+            int64_t n = tide_packdrop_rank_propose(&S->R[r]);
+            if (lb_handshake_add(&H, r, S->R[r].out, n) != TIDE_PLAN_OK) goto out;
+        }
+        if (H.n == 0) break;
+        lb_handshake_run(&H, &order_rng, pd_answer, pd_answered, S);
+    }
+    for (int32_t r = 0; r < np; r++) {
         int64_t k = grp->start[r + 1] - grp->start[r];
         const int64_t *obj = &grp->obj[grp->start[r]];
         for (int64_t i = 0; i < k; i++)
-            w[i] = in->load[obj[i]];
-        int64_t nb;
-        rc = tide_packdrop_assemble(k, w, 0.0, g, batch_of, &nb, bload);
-        if (rc != TIDE_PLAN_OK) goto out;
-        int64_t base = S->nbatch;
-        for (int64_t b = 0; b < nb; b++) {
-            S->batch[base + b] = (sim_batch){.from = r, .target = -1, .load = bload[b]};
-            fill[b] = 0;
+            dest[i] = r;
+        tide_packdrop_rank_dest(&S->R[r], dest);
+        for (int64_t i = 0; i < k; i++) {
+            new_owner[obj[i]] = dest[i];
+            rep->moved_objects += dest[i] != r;
         }
-        for (int64_t i = 0; i < k; i++)
-            if (batch_of[i] >= 0) S->batch[base + batch_of[i]].n++;
-        for (int64_t b = 0; b < nb; b++) {
-            S->batch[base + b].first = nmember;
-            nmember += S->batch[base + b].n;
-        }
-        for (int64_t i = 0; i < k; i++)
-            if (batch_of[i] >= 0) {
-                sim_batch *B = &S->batch[base + batch_of[i]];
-                S->member[B->first + fill[batch_of[i]]++] = obj[i];
-            }
-        S->nbatch += nb;
+        rep->proposals += S->R[r].proposals;
+        rep->refused += S->R[r].refused;
+        rep->unplaced += S->R[r].unplaced;
     }
-    rep->batches = S->nbatch;
     rc = TIDE_PLAN_OK;
 out:
+    lb_handshake_free(&H);
     free(w);
-    free(batch_of);
-    free(bload);
-    free(fill);
-    return rc;
-}
-
-/* BatchSend in rounds: every pending batch is proposed to its next target; the targets answer
- * the proposals of a round in a random order (message arrival), accepting while they stay within
- * ub(avg); a refused batch tries its sender's next known target in the following round. */
-static int send_all(sim *S, const tide_packdrop_globals *g, uint64_t seed,
-                    tide_global_dist_report *rep)
-{
-    int32_t np = S->np;
-    size_t words = tide_gossip_words(np);
-    int64_t *known_n = malloc((size_t)np * sizeof *known_n);
-    int32_t **targets = calloc((size_t)np, sizeof *targets);
-    int64_t *pending = malloc((size_t)(S->nbatch > 0 ? S->nbatch : 1) * sizeof *pending);
-    double *accepted = malloc((size_t)np * sizeof *accepted);
-    int rc = TIDE_PLAN_ENOMEM;
-    if (known_n == NULL || targets == NULL || pending == NULL || accepted == NULL) goto out;
-    for (int32_t r = 0; r < np; r++) {
-        known_n[r] = 0;
-        accepted[r] = S->load[r];
-    }
-    int64_t npend = 0;
-    for (int64_t b = 0; b < S->nbatch; b++) {
-        sim_batch *B = &S->batch[b];
-        int32_t r = B->from;
-        if (targets[r] == NULL) {
-            targets[r] = malloc((size_t)np * sizeof **targets);
-            if (targets[r] == NULL) goto out;
-            known_n[r] = lb_bitset_list(np, &S->known[(size_t)r * words], targets[r]);
-        }
-        int64_t m = known_n[r];
-        if (m == 0) {
-            rep->unplaced++;
-            continue;
-        }
-        B->start = (int64_t)lb_rand_below(&S->rng[r], (uint64_t)m);
-        /* A stride coprime with m visits every known target once, in a random-looking order. */
-        B->stride = 1 + (int64_t)lb_rand_below(&S->rng[r], (uint64_t)m);
-        while (gcd64(B->stride, m) != 1)
-            B->stride = B->stride % m + 1;
-        pending[npend++] = b;
-    }
-    uint64_t order_rng = lb_rank_seed(seed, -1);
-    while (npend > 0) {
-        /* Arrival order of this round's proposals: a seeded shuffle. */
-        for (int64_t i = npend - 1; i > 0; i--) {
-            int64_t j = (int64_t)lb_rand_below(&order_rng, (uint64_t)i + 1);
-            int64_t t = pending[i];
-            pending[i] = pending[j];
-            pending[j] = t;
-        }
-        int64_t still = 0;
-        for (int64_t i = 0; i < npend; i++) {
-            sim_batch *B = &S->batch[pending[i]];
-            int64_t m = known_n[B->from];
-            int32_t t = targets[B->from][(B->start + B->tries * B->stride) % m];
-            B->tries++;
-            rep->proposals++;
-            if (tide_packdrop_accept(accepted[t], B->load, g)) {
-                accepted[t] += B->load;
-                B->target = t;
-                continue;
-            }
-            rep->refused++;
-            if (B->tries < m)
-                pending[still++] = pending[i];
-            else
-                rep->unplaced++;
-        }
-        npend = still;
-    }
-    rc = TIDE_PLAN_OK;
-out:
-    for (int32_t r = 0; targets != NULL && r < np; r++)
-        free(targets[r]);
-    free(targets);
-    free(known_n);
-    free(pending);
-    free(accepted);
+    free(dest);
     return rc;
 }
 
@@ -259,54 +180,32 @@ int tide_global_packdrop_sim(const tide_global_input *in, const tide_global_para
         return TIDE_PLAN_OK;
     }
     memcpy(new_owner, in->owner, (size_t)in->nobj * sizeof *new_owner);
-    sim S = {.in = in, .np = np};
+    pd_sim S = {.np = np,
+                .R = calloc((size_t)np, sizeof *S.R),
+                .targets = calloc((size_t)np, sizeof *S.targets)};
     lb_by_rank grp = {0};
     bool *announce = malloc((size_t)np * sizeof *announce);
-    S.load = malloc((size_t)np * sizeof *S.load);
-    S.rng = malloc((size_t)np * sizeof *S.rng);
-    S.known = malloc((size_t)np * tide_gossip_words(np) * sizeof *S.known);
+    uint64_t *rng = malloc((size_t)np * sizeof *rng);
+    uint64_t *known = malloc((size_t)np * tide_gossip_words(np) * sizeof *known);
     rc = TIDE_PLAN_ENOMEM;
-    if (announce == NULL || S.load == NULL || S.rng == NULL || S.known == NULL ||
+    if (S.R == NULL || S.targets == NULL || announce == NULL || rng == NULL || known == NULL ||
         lb_by_rank_make(in, in->owner, &grp) != TIDE_PLAN_OK)
         goto out;
     double total = 0.0;
-    for (int32_t r = 0; r < np; r++)
-        S.load[r] = 0.0;
-    for (int64_t o = 0; o < in->nobj; o++) {
-        S.load[in->owner[o]] += in->load[o];
+    for (int64_t o = 0; o < in->nobj; o++)
         total += in->load[o];
-    }
-    tide_packdrop_globals g;
-    rc = tide_packdrop_globals_make(np, total, in->nobj, p.packdrop_tolerance, &g);
-    if (rc != TIDE_PLAN_OK) goto out;
-    for (int32_t r = 0; r < np; r++) {
-        S.rng[r] = lb_rank_seed(p.seed, r);
-        announce[r] = S.load[r] < g.avg;
-        rep.underloaded += announce[r];
-    }
-    if ((rc = assemble_all(&S, &grp, &g, &rep)) != TIDE_PLAN_OK) goto out;
-    if (S.nbatch > 0) {
-        rc = lb_gossip_simulate(np, announce, p.gossip_fanout, S.rng, S.known, &rep.gossip_rounds,
-                                &rep.gossip_messages);
-        if (rc != TIDE_PLAN_OK) goto out;
-        if ((rc = send_all(&S, &g, p.seed, &rep)) != TIDE_PLAN_OK) goto out;
-    }
-    for (int64_t b = 0; b < S.nbatch; b++) {
-        const sim_batch *B = &S.batch[b];
-        if (B->target < 0) continue;
-        for (int64_t i = 0; i < B->n; i++)
-            new_owner[S.member[B->first + i]] = B->target;
-        rep.moved_objects += B->n;
-    }
-    rc = TIDE_PLAN_OK;
+    rc = pd_run(&S, in, &p, &grp, total, rng, known, announce, new_owner, &rep);
 out:
     if (rc != TIDE_PLAN_OK) memcpy(new_owner, in->owner, (size_t)in->nobj * sizeof *new_owner);
+    for (int32_t r = 0; r < np; r++) {
+        if (S.R != NULL) tide_packdrop_rank_free(&S.R[r]);
+        if (S.targets != NULL) free(S.targets[r]);
+    }
+    free(S.R);
+    free(S.targets);
     free(announce);
-    free(S.load);
-    free(S.rng);
-    free(S.known);
-    free(S.batch);
-    free(S.member);
+    free(rng);
+    free(known);
     lb_by_rank_free(&grp);
     if (rc == TIDE_PLAN_OK && report != NULL) *report = rep;
     return rc;
@@ -317,3 +216,6 @@ int tide_global_packdrop(const tide_global_input *in, const tide_global_params *
 {
     return tide_global_packdrop_sim(in, params, new_owner, NULL);
 }
+
+const tide_global_strategy tide_global_strategy_packdrop = {
+    .name = "packdrop", .plan = tide_global_packdrop, .protocol = TIDE_GLOBAL_PROTO_PACKDROP};

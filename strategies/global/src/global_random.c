@@ -15,3 +15,6 @@ int tide_global_random(const tide_global_input *in, const tide_global_params *pa
         new_owner[o] = (int32_t)lb_rand_below(&rng, (uint64_t)in->np);
     return TIDE_PLAN_OK;
 }
+
+const tide_global_strategy tide_global_strategy_random = {
+    .name = "random", .plan = tide_global_random, .protocol = TIDE_GLOBAL_CENTRAL};

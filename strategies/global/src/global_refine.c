@@ -65,3 +65,6 @@ out:
     lb_by_rank_free(&g);
     return rc;
 }
+
+const tide_global_strategy tide_global_strategy_refine = {
+    .name = "refine", .plan = tide_global_refine, .protocol = TIDE_GLOBAL_CENTRAL};

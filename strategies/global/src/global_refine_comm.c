@@ -114,3 +114,6 @@ out:
     lb_nbvol_free(&s);
     return rc;
 }
+
+const tide_global_strategy tide_global_strategy_refine_comm = {
+    .name = "refine_comm", .plan = tide_global_refine_comm, .protocol = TIDE_GLOBAL_CENTRAL};

@@ -1,43 +1,44 @@
 /*
  * global_registry.c - the global strategies by name, and a mapping turned into a move plan.
+ *
+ * Adding a strategy is its file in src/, which defines `const tide_global_strategy
+ * tide_global_strategy_<name>` named "<name>", and its name in ../registry.cmake, from which the
+ * build generates TIDE_GLOBAL_REGISTERED(X), X(tide_global_strategy_<name>) for each in that
+ * order (the order TIDE_GLOBAL_LB's error message lists them).
  */
 #include "global_internal.h"
+#include "tide_global_registered.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const tide_global_strategy strategies[] = {
-    {"none", tide_global_none, TIDE_GLOBAL_CENTRAL},
-    {"greedy", tide_global_greedy, TIDE_GLOBAL_CENTRAL},
-    {"refine", tide_global_refine, TIDE_GLOBAL_CENTRAL},
-    {"random", tide_global_random, TIDE_GLOBAL_CENTRAL},
-    {"greedy_comm", tide_global_greedy_comm, TIDE_GLOBAL_CENTRAL},
-    {"refine_comm", tide_global_refine_comm, TIDE_GLOBAL_CENTRAL},
-    {"smartlb", tide_global_smartlb, TIDE_GLOBAL_CENTRAL},
-    {"average", tide_global_average, TIDE_GLOBAL_CENTRAL},
-    {"packdrop", tide_global_packdrop, TIDE_GLOBAL_PROTO_PACKDROP},
-    {"distributed", tide_global_distributed, TIDE_GLOBAL_PROTO_DISTRIBUTED},
-};
+#define DECLARE(s) extern const tide_global_strategy s;
+#define ENTRY(s) &s,
+TIDE_GLOBAL_REGISTERED(DECLARE)
 
-const tide_global_strategy *tide_global_strategies(size_t *n)
+static const tide_global_strategy *const strategies[] = {TIDE_GLOBAL_REGISTERED(ENTRY)};
+
+#define NSTRATEGIES (sizeof strategies / sizeof *strategies)
+
+const tide_global_strategy *const *tide_global_strategies(size_t *n)
 {
-    if (n != NULL) *n = sizeof strategies / sizeof *strategies;
+    if (n != NULL) *n = NSTRATEGIES;
     return strategies;
 }
 
 const tide_global_strategy *tide_global_find(const char *name)
 {
     if (name == NULL) return NULL;
-    for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++)
-        if (strcmp(strategies[i].name, name) == 0) return &strategies[i];
+    for (size_t i = 0; i < NSTRATEGIES; i++)
+        if (strcmp(strategies[i]->name, name) == 0) return strategies[i];
     return NULL;
 }
 
 size_t tide_global_names(char *buf, size_t len)
 {
     size_t need = 0;
-    for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++) {
-        const char *parts[2] = {i ? ", " : "", strategies[i].name};
+    for (size_t i = 0; i < NSTRATEGIES; i++) {
+        const char *parts[2] = {i ? ", " : "", strategies[i]->name};
         for (int k = 0; k < 2; k++)
             for (const char *c = parts[k]; *c; c++, need++)
                 if (need + 1 < len) buf[need] = *c;

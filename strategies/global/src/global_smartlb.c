@@ -43,3 +43,6 @@ int tide_global_smartlb(const tide_global_input *in, const tide_global_params *p
     lb_walk_free(&w);
     return TIDE_PLAN_OK;
 }
+
+const tide_global_strategy tide_global_strategy_smartlb = {
+    .name = "smartlb", .plan = tide_global_smartlb, .protocol = TIDE_GLOBAL_CENTRAL};
