@@ -14,6 +14,7 @@
  * ratio is reached, T falls to ratio x avg, or the phases run out.
  */
 #include "global_internal.h"
+#include "tide_global_rank.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,6 +70,147 @@ double tide_distributed_next_threshold(double threshold, double max_load, double
      * did restarts from halfway between the new max and the average. */
     if (fabs(ratio - old_ratio) < 0.01) return (threshold + avg) / 2.0;
     return (max_load + avg) / 2.0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One rank's side of the protocol as step functions (tide_global_rank.h): the control flow that
+ * libtide's message protocol (runtime/objects/dlb.c), tide-sim's (sim/src/global_dlb.cpp) and the
+ * sequential simulation below all run.
+ * ------------------------------------------------------------------------------------------- */
+int tide_distributed_rank_begin(tide_distributed_rank *R, int32_t me, int32_t np, double sum,
+                                double max, int64_t k, const double *w, int32_t *dest,
+                                const tide_global_params *prm)
+{
+    *R = (tide_distributed_rank){.me = me, .np = np, .k = k, .w = w, .dest = dest};
+    if (np < 1 || me < 0 || me >= np || k < 0 || (k > 0 && (w == NULL || dest == NULL)))
+        return TIDE_PLAN_EINVAL;
+    if (prm != NULL)
+        R->prm = *prm;
+    else
+        tide_global_params_default(&R->prm);
+    for (int64_t i = 0; i < k; i++) {
+        R->load += w[i];
+        dest[i] = me;
+    }
+    R->avg = sum / np;
+    R->goal = R->prm.dist_target_ratio * R->avg;
+    R->threshold = (max + R->avg) / 2.0;
+    R->ratio = max / R->avg;
+    R->stop = !(R->avg > 0.0) || max <= R->goal;
+    return TIDE_PLAN_OK;
+}
+
+bool tide_distributed_rank_announces(const tide_distributed_rank *R)
+{
+    return R->load < R->goal;
+}
+
+int tide_distributed_rank_targets(tide_distributed_rank *R, int64_t m, const int32_t *targets,
+                                  const double *heard)
+{
+    R->m = m;
+    R->targets = targets;
+    size_t cm = (size_t)m + 1, ck = (size_t)R->k + 1;
+    R->objs = malloc(ck * sizeof *R->objs);
+    R->slot = malloc((size_t)R->np * sizeof *R->slot);
+    R->heard = malloc(cm * sizeof *R->heard);
+    R->sent = calloc(cm, sizeof *R->sent);
+    R->view = malloc(cm * sizeof *R->view);
+    R->cdf = malloc(cm * sizeof *R->cdf);
+    R->full = calloc(cm, sizeof *R->full);
+    R->out = malloc(ck * sizeof *R->out);
+    if (R->objs == NULL || R->slot == NULL || R->heard == NULL || R->sent == NULL ||
+        R->view == NULL || R->cdf == NULL || R->full == NULL || R->out == NULL)
+        return TIDE_PLAN_ENOMEM;
+    for (int32_t r = 0; r < R->np; r++)
+        R->slot[r] = -1;
+    for (int64_t i = 0; i < m; i++) {
+        R->slot[targets[i]] = (int32_t)i;
+        R->heard[i] = heard[i];
+    }
+    for (int64_t i = 0; i < R->k; i++)
+        R->objs[i] = i;
+    /* Smallest first: small objects make probabilistic transfers land more evenly. */
+    lb_sort_by_load_asc(R->k, R->objs, R->w);
+    return TIDE_PLAN_OK;
+}
+
+int64_t tide_distributed_rank_propose(tide_distributed_rank *R, uint64_t *rng)
+{
+    R->phase++;
+    R->sending = R->load > R->threshold && R->m > 0;
+    if (!R->sending) return 0;
+    double threshold = R->threshold;
+    for (int64_t i = 0; i < R->m; i++)
+        R->view[i] = R->full[i] ? threshold : R->heard[i] + R->sent[i];
+    tide_distributed_cdf(R->m, R->view, R->avg, R->cdf);
+    double projected = R->load;
+    int64_t n = 0;
+    for (int64_t j = 0; j < R->k && projected > threshold; j++) {
+        int64_t o = R->objs[j];
+        double w = R->w[o];
+        if (R->dest[o] != R->me || w <= 0.0) continue; /* already gone */
+        int64_t i = tide_distributed_pick(R->m, R->view, R->cdf, w, threshold,
+                                          R->prm.dist_max_trials, rng, NULL, NULL);
+        if (i < 0) {
+            R->unplaced++;
+            break; /* as DistributedLB: no room found, this sender is done this phase */
+        }
+        R->out[n++] = (tide_dlb_proposal){R->targets[i], o, w};
+        R->view[i] += w;
+        projected -= w;
+    }
+    R->proposals += n;
+    return n;
+}
+
+bool tide_distributed_rank_answer(tide_distributed_rank *R, double load)
+{
+    if (!tide_distributed_accept(R->load, load, R->threshold)) return false;
+    R->load += load;
+    return true;
+}
+
+void tide_distributed_rank_answered(tide_distributed_rank *R, int32_t target, int64_t handle,
+                                    bool accepted)
+{
+    int32_t i = R->slot[target];
+    if (!accepted) {
+        R->refused++;
+        /* The negative acknowledgement: this sender asks that target no more in this round
+         * (without it, the next phase's view would forget the refusal and ask again). */
+        R->full[i] = true;
+        return;
+    }
+    R->dest[handle] = target;
+    R->load -= R->w[handle];
+    R->sent[i] += R->w[handle];
+    R->moved++;
+}
+
+void tide_distributed_rank_end(tide_distributed_rank *R, double new_max)
+{
+    double old_ratio = R->ratio;
+    R->ratio = new_max / R->avg;
+    R->stop = R->ratio <= R->prm.dist_target_ratio || R->threshold <= R->goal ||
+              R->phase >= R->prm.dist_max_phases;
+    /* Every rank reduced the same max: the next threshold is the same everywhere; it is used
+     * only when no rank voted to stop. */
+    R->threshold =
+        tide_distributed_next_threshold(R->threshold, new_max, R->avg, old_ratio, R->ratio);
+}
+
+void tide_distributed_rank_free(tide_distributed_rank *R)
+{
+    free(R->objs);
+    free(R->slot);
+    free(R->heard);
+    free(R->sent);
+    free(R->view);
+    free(R->cdf);
+    free(R->full);
+    free(R->out);
+    *R = (tide_distributed_rank){0};
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /*
  * global_packdrop.c - PackDrop: what one rank computes (globals, BatchAssembly, the target's
- * acceptance rule) and a sequential simulation of a whole round over all ranks.
+ * acceptance rule), one rank's side of the protocol as steps, and a sequential simulation of a
+ * whole round over all ranks.
  *
  * One rank: two reductions give the average load and the total object count ttc; an overloaded
  * rank (load > ub(avg)) assembles batches locally; underloaded ranks (load < avg) announce
@@ -10,6 +11,7 @@
  * one twice, and stays home when every known target refused. No rank gathers all loads.
  */
 #include "global_internal.h"
+#include "tide_global_rank.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,6 +76,138 @@ int tide_packdrop_assemble(int64_t k, const double *w, double extra_load,
 bool tide_packdrop_accept(double receiver_load, double batch_load, const tide_packdrop_globals *g)
 {
     return receiver_load + batch_load <= g->ub;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One rank's side of the protocol as step functions (tide_global_rank.h): the control flow that
+ * libtide's message protocol (runtime/objects/dlb.c), tide-sim's (sim/src/global_dlb.cpp) and the
+ * sequential simulation below all run.
+ * ------------------------------------------------------------------------------------------- */
+int tide_packdrop_rank_begin(tide_packdrop_rank *R, int32_t np, double total_load, double ttc,
+                             double tolerance, int64_t k, const double *w)
+{
+    *R = (tide_packdrop_rank){.k = k};
+    if (k < 0 || (k > 0 && w == NULL)) return TIDE_PLAN_EINVAL;
+    for (int64_t i = 0; i < k; i++)
+        R->load += w[i];
+    if (ttc < 1 ||
+        tide_packdrop_globals_make(np, total_load, (int64_t)ttc, tolerance, &R->g) != TIDE_PLAN_OK)
+        return TIDE_PLAN_OK;
+    R->run = true;
+    R->batch_of = malloc((size_t)(k + 1) * sizeof *R->batch_of);
+    double *bload = malloc((size_t)(k + 1) * sizeof *bload);
+    R->b = malloc((size_t)(k + 1) * sizeof *R->b);
+    R->pending = malloc((size_t)(k + 1) * sizeof *R->pending);
+    R->out = malloc((size_t)(k + 1) * sizeof *R->out);
+    int rc = TIDE_PLAN_ENOMEM;
+    if (R->batch_of == NULL || bload == NULL || R->b == NULL || R->pending == NULL ||
+        R->out == NULL)
+        goto out;
+    for (int64_t i = 0; i < k; i++)
+        R->batch_of[i] = -1; /* assembly fills it only on an overloaded rank */
+    rc = TIDE_PLAN_OK;
+    if (R->load > R->g.ub)
+        rc = tide_packdrop_assemble(k, w, 0.0, &R->g, R->batch_of, &R->nb, bload);
+    for (int64_t b = 0; rc == TIDE_PLAN_OK && b < R->nb; b++)
+        R->b[b] = (tide_packdrop_batch){.load = bload[b], .target = -1};
+out:
+    free(bload);
+    return rc;
+}
+
+bool tide_packdrop_rank_announces(const tide_packdrop_rank *R)
+{
+    return R->load < R->g.avg;
+}
+
+void tide_packdrop_rank_targets(tide_packdrop_rank *R, int64_t m, const int32_t *targets,
+                                uint64_t *rng)
+{
+    R->m = m;
+    R->targets = targets;
+    R->npend = 0;
+    for (int64_t b = 0; b < R->nb; b++) {
+        tide_packdrop_batch *B = &R->b[b];
+        if (m == 0) {
+            R->unplaced++;
+            continue;
+        }
+        /* A stride coprime with m visits every known target once, in a random-looking order. */
+        B->start = (int64_t)lb_rand_below(rng, (uint64_t)m);
+        B->stride = 1 + (int64_t)lb_rand_below(rng, (uint64_t)m);
+        while (gcd64(B->stride, m) != 1)
+            B->stride = B->stride % m + 1;
+        R->pending[R->npend++] = b;
+    }
+}
+
+bool tide_packdrop_rank_pending(const tide_packdrop_rank *R)
+{
+    return R->npend > 0;
+}
+
+int64_t tide_packdrop_rank_propose(tide_packdrop_rank *R)
+{
+    int64_t n = R->npend;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t h = R->pending[i];
+        tide_packdrop_batch *B = &R->b[h];
+        int32_t t = R->targets[(B->start + B->tries * B->stride) % R->m];
+        B->tries++;
+        R->out[i] = (tide_dlb_proposal){t, h, B->load};
+    }
+    R->proposals += n;
+    R->npend = 0;
+    return n;
+}
+
+bool tide_packdrop_rank_answer(tide_packdrop_rank *R, double load)
+{
+    if (!tide_packdrop_accept(R->load, load, &R->g)) return false;
+    R->load += load;
+    return true;
+}
+
+void tide_packdrop_rank_answered(tide_packdrop_rank *R, int32_t target, int64_t handle,
+                                 bool accepted)
+{
+    tide_packdrop_batch *B = &R->b[handle];
+    if (accepted) {
+        B->target = target;
+        R->load -= B->load;
+        return;
+    }
+    R->refused++;
+    if (B->tries < R->m)
+        R->pending[R->npend++] = handle; /* the next known target, next round */
+    else
+        R->unplaced++; /* every known target refused: the batch stays */
+}
+
+void tide_packdrop_rank_dest(const tide_packdrop_rank *R, int32_t *dest)
+{
+    for (int64_t i = 0; R->nb > 0 && i < R->k; i++)
+        if (R->batch_of[i] >= 0 && R->b[R->batch_of[i]].target >= 0)
+            dest[i] = R->b[R->batch_of[i]].target;
+}
+
+void tide_packdrop_rank_free(tide_packdrop_rank *R)
+{
+    free(R->batch_of);
+    free(R->b);
+    free(R->pending);
+    free(R->out);
+    *R = (tide_packdrop_rank){0};
 }
 
 /* ---------------------------------------------------------------------------------------------
