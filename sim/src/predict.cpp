@@ -42,11 +42,17 @@ void sim_predict_phase(sim_rank *R)
 {
     if (!R->feed.model) {
         predict_exact(R);
-        return;
+    } else {
+        std::vector<double> f;
+        tide_feed_tasks next = feed_tasks(R, &f, nullptr);
+        tide_feed_predict(&R->feed, &next);
     }
-    std::vector<double> f;
-    tide_feed_tasks next = feed_tasks(R, &f, nullptr);
-    tide_feed_predict(&R->feed, &next);
+    if (!R->S->decisions.empty()) { /* --decisions: the served numbers, not the weights */
+        tide_feed &d = R->S->decisions[(size_t)R->phase][(size_t)R->id].pred;
+        d = R->feed;
+        d.model = nullptr;
+        d.weights = d.mat = nullptr;
+    }
 }
 
 /* Queue order: a task's index k among the rank's tasks of the phase is its row. */
