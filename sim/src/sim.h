@@ -109,8 +109,8 @@ typedef struct sim_workload {
     std::vector<std::vector<std::vector<double>>> task_dur; /* [p][r][k] if tasks differ */
     double task_bytes, result_bytes;
     struct sim_cbench *cbench; /* --cbench: the objects (cbench.cpp), else NULL */
-    int nfeat;                 /* per-task features the model sees (0 or 1) */
-    double feature;            /* feature 0 of every task (mxm: the matrix size) */
+    std::vector<double> feature; /* the features of every task (mxm: its matrix size) */
+    double mhz; /* the core frequency, a phase feature as libtide's (replay only; 0: none) */
     std::string name;
 } sim_workload;
 

@@ -3,13 +3,14 @@
 # Equivalence of the engine core's two drivers: a recorded real run replayed through the core
 # alone, as libtide drives it (tide_replay_core), and through tide-sim --replay give the same
 # decisions, line by line (tide_core_decisions.h): every rank's prediction per phase, and every
-# phase-start plan's moves. SIM_ENV perturbs tide-sim's side only; with EXPECT=differ the test
+# phase-start plan's moves. The core's replay must also predict what the recorded run's libtide
+# predicted (--check-recorded: its L_pred, where the document has them). SIM_ENV perturbs tide-sim's side only; with EXPECT=differ the test
 # then requires the decisions to differ (the comparison can fail).
 set(env TIDE_LB=${LB} TIDE_PRED_TRAIN=6 TIDE_PRED_WINDOW=2)
-execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${CORE} ${REC}
+execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${CORE} --check-recorded ${REC}
   OUTPUT_FILE ${DIR}/equiv_${LB}_core.txt RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "tide_replay_core failed (${rc}): ${err}")
+  message(FATAL_ERROR "tide_replay_core failed or predicted otherwise than the run (${rc}): ${err}")
 endif()
 # --iters: a replay plays at most --iters phases; --task-bytes 0: plans cost no transfer, as in
 # tide_replay_core (the bandwidth a plan sees is a measurement of timing).

@@ -9,12 +9,17 @@
  *
  * What the replay gives each rank, the same in both drivers (docs/sim.md, "Equivalence"): the
  * recorded task count n and load L of each phase, tasks of L / n seconds each (the document
- * holds no per-task times), measured in submission order; no task features (the document holds
- * none) and no core frequency (tide-sim models none); task bytes 0, so that plans cost no
- * transfer (the bandwidth a plan would see is a measurement of the run's timing). Only the
- * phase-start plan is replayed: reactive moves during a phase depend on timing.
+ * holds no per-task times), measured in submission order; the features every task carried and
+ * the core frequency (a phase feature) from the document's optional "replay" object, which a
+ * TIDE_STATS document lacks and a recording adds (none without it); task bytes 0, so that plans
+ * cost no transfer (the bandwidth a plan would see is a measurement of the run's timing). Only
+ * the phase-start plan is replayed: reactive moves during a phase depend on timing.
  *
- * usage: tide_replay_core STATS.json   (TIDE_LB, TIDE_PRED_*, ... from the environment) */
+ * With --check-recorded it also compares every served prediction with the L_pred the recorded
+ * run's own libtide made (where the document has them) and exits 1 on a relative difference
+ * above 1e-9: the replay then predicts as the real run did, not only as tide-sim does.
+ *
+ * usage: tide_replay_core [--check-recorded] STATS.json   (TIDE_* from the environment) */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "json_doc.h"
 #include "tide_core_config.h"
@@ -22,6 +27,8 @@
 #include "tide_core_feed.h"
 #include "tide_core_host.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +175,40 @@ static double num(const json_value *v, const char *what)
     return strtod(v->text, NULL);
 }
 
+/* replay.task_features (up to TIDE_MAX_FEATURES numbers) and replay.mhz, when present. */
+static int replay_extras(const json_value *doc, double *feat, double *mhz)
+{
+    const json_value *rp = json_get(doc, "replay"), *f = json_get(rp, "task_features");
+    *mhz = 0;
+    if (json_get(rp, "mhz")) *mhz = num(json_get(rp, "mhz"), "replay.mhz is not a number");
+    if (!f) return 0;
+    if (f->type != JSON_ARRAY || f->len > 8) die("replay.task_features: up to 8 numbers");
+    for (size_t i = 0; i < f->len; i++)
+        feat[i] = num(&f->items[i], "replay.task_features: up to 8 numbers");
+    return (int)f->len;
+}
+
+/* n rows of the features every task carries. */
+static double *task_rows(const double *feat, int nfeat, long n)
+{
+    double *rows = xcalloc((size_t)n * (size_t)nfeat, sizeof *rows);
+    for (long k = 0; k < n; k++)
+        memcpy(rows + k * nfeat, feat, (size_t)nfeat * sizeof *feat);
+    return rows;
+}
+
+/* Rank i's served prediction against the recorded L_pred of phase ph (null: not compared). */
+static int check_recorded(const json_value *ph, int i, const tide_feed *f)
+{
+    const json_value *lp = json_get(ph, "L_pred");
+    if (!lp || lp->type != JSON_ARRAY || i >= (int)lp->len) return 0;
+    double want = num(&lp->items[i], "L_pred is not a number");
+    if (f->load >= 0 && fabs(f->load - want) <= 1e-9 * fabs(want)) return 0;
+    fprintf(stderr, "tide_replay_core: phase %d rank %d: predicted %.17g, the run %.17g\n",
+            (int)num(json_get(ph, "phase"), "no phase number"), i, f->load, want);
+    return 1;
+}
+
 static void rank_arrays(const json_value *ph, int size, double *L, long *n)
 {
     const json_value *l = json_get(ph, "L"), *t = json_get(ph, "tasks");
@@ -195,7 +236,10 @@ static tide_rank_status status_of(const replay_rank *r)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) die("usage: tide_replay_core STATS.json");
+    bool check = argc == 3 && strcmp(argv[1], "--check-recorded") == 0;
+    if (argc != 2 && !check) die("usage: tide_replay_core [--check-recorded] STATS.json");
+    const char *path = argv[argc - 1];
+    int wrong = 0;
     char err[512], warn[512];
     tide_config_knobs knobs;
     tide_config cfg;
@@ -204,7 +248,7 @@ int main(int argc, char **argv)
     if (tide_config_read_env(&knobs, &cfg, environ, err, sizeof err, warn, sizeof warn) != 0)
         die(err);
     size_t len;
-    char *text = read_all(argv[1], &len);
+    char *text = read_all(path, &len);
     json_value *doc = json_parse(text, len, err, sizeof err);
     if (!doc) die(err);
     const json_value *conf = json_get(doc, "config"), *phases = json_get(doc, "phases");
@@ -214,6 +258,8 @@ int main(int argc, char **argv)
     if (size < 1 || threads < 1) die("config.ranks and config.threads must be positive");
     const tide_lb_ops *ops = tide_lb_ops_find(cfg.lb);
     if (!ops) die("unknown TIDE_LB");
+    double feat[8], mhz;
+    int nfeat = replay_extras(doc, feat, &mhz);
     size_t nall;
     tide_lb_all_knobs(&nall);
     if (nall > TIDE_LB_KNOBS_MAX) nall = TIDE_LB_KNOBS_MAX;
@@ -226,7 +272,7 @@ int main(int argc, char **argv)
         replay_rank *r = &rk[i];
         r->id = i, r->size = size, r->threads = threads;
         r->count = xcalloc((size_t)size, sizeof *r->count);
-        if (tide_feed_init(&r->feed, &cfg.pred, NULL, false, err, sizeof err) != 0) die(err);
+        if (tide_feed_init(&r->feed, &cfg.pred, NULL, mhz > 0, err, sizeof err) != 0) die(err);
         tide_lb_actions a = {.ctx = r,
                              .offload = act_offload,
                              .offload_selected = act_offload_selected,
@@ -257,8 +303,11 @@ int main(int argc, char **argv)
             memset(r->count, 0, (size_t)size * sizeof *r->count);
             free(r->sel);
             r->sel = xcalloc((size_t)n[i], sizeof *r->sel);
-            tide_feed_predict(&r->feed, &(tide_feed_tasks){n[i], 0, NULL, NULL});
+            double *rows = task_rows(feat, nfeat, n[i]);
+            tide_feed_predict(&r->feed, &(tide_feed_tasks){n[i], nfeat, rows, NULL});
+            free(rows);
             tide_decisions_pred(stdout, (int)p, i, &r->feed);
+            if (check) wrong += check_recorded(&phases->items[p], i, &r->feed);
             total += n[i];
         }
         if (ops->flags & TIDE_LB_PHASE_SYNC) {
@@ -278,11 +327,12 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < size; i++) { /* n tasks of L / n seconds, added up as they end */
             double *times = xcalloc((size_t)n[i], sizeof *times), load = 0;
+            double *rows = task_rows(feat, nfeat, n[i]);
             for (long k = 0; k < n[i]; k++)
                 load += times[k] = L[i] / (double)n[i];
-            tide_feed_observe(&rk[i].feed, load, &(tide_feed_tasks){n[i], 0, NULL, times}, (long)p,
-                              0);
-            free(times);
+            tide_feed_tasks done = {n[i], nfeat, rows, times};
+            tide_feed_observe(&rk[i].feed, load, &done, (long)p, mhz);
+            free(times), free(rows);
         }
     }
     fclose(plan_out);
@@ -295,5 +345,5 @@ int main(int argc, char **argv)
     }
     free(rk), free(all), free(L), free(n), free(text);
     json_free(doc);
-    return 0;
+    return wrong ? 1 : 0;
 }
