@@ -108,7 +108,7 @@ typedef struct sim_workload {
     std::vector<std::vector<double>> dur;
     std::vector<std::vector<std::vector<double>>> task_dur; /* [p][r][k] if tasks differ */
     double task_bytes, result_bytes;
-    struct sim_cbench *cbench; /* --cbench: the objects (cbench.cpp), else NULL */
+    struct sim_cbench *cbench;   /* --cbench: the objects (cbench.cpp), else NULL */
     std::vector<double> feature; /* the features of every task (mxm: its matrix size) */
     double mhz; /* the core frequency, a phase feature as libtide's (replay only; 0: none) */
     std::string name;
