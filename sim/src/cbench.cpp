@@ -115,8 +115,8 @@ int sim_cbench_make(const sim_config *c, sim_workload *w, char *err, size_t len)
     w->ranks = c->ranks;
     w->phases = (int)std::min<int64_t>(cc->r, 1000000);
     w->threads = 0;
-    w->nfeat = 0;
-    w->feature = 0;
+    w->feature.clear();
+    w->mhz = 0;
     w->ntasks.assign(1, std::vector<int>((size_t)c->ranks, 0));
     w->dur.assign(1, std::vector<double>((size_t)c->ranks, 0.0));
     w->name = std::string("cbench ") + c->cbench;

@@ -64,6 +64,8 @@ const char sim_usage[] =
     "  --cbench-mode M       loop (default): the iterations; round: one rescheduling round of\n"
     "                        iteration 1's loads, as --global for the other workloads\n"
     "  --moves FILE          write \"phase from to count\" of every offload (tests)\n"
+    "  --decisions FILE      write every rank's predictions and phase-start plans in the\n"
+    "                        engine core's canonical text (the equivalence test)\n"
     "  --quiet               no summary line\n"
     "SimGrid's own options (--cfg=..., --log=...) pass through. Exit codes: 0 ok, 2 bad options,\n"
     "3 a task ran or completed other than exactly once.\n";
@@ -262,6 +264,7 @@ static const tide_knob option_rows[] = {
     {.name = "--net", .kind = TIDE_KNOB_CHOICE, .choices = net_names, OPT(net)},
     {.name = "--idle-turns", .kind = TIDE_KNOB_CHOICE, .choices = idle_names, OPT(idle_turns)},
     {.name = "--moves", .kind = TIDE_KNOB_PATH, OPT(moves)},
+    {.name = "--decisions", .kind = TIDE_KNOB_PATH, OPT(decisions)},
     {.name = "--global-migrate",
      .kind = TIDE_KNOB_INT,
      .def = "1",

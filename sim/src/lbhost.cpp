@@ -10,14 +10,31 @@ static sim_rank *rank_of(void *ctx)
     return (sim_rank *)ctx;
 }
 
+/* --decisions: the phase-start plan of this rank, NULL outside it. */
+static sim_decision *plan_record(sim_rank *R)
+{
+    if (R->S->decisions.empty() || !R->lb.planning) return nullptr;
+    return &R->S->decisions[(size_t)R->phase][(size_t)R->id];
+}
+
 static int act_offload(void *ctx, int dest, int n)
 {
-    return sim_offload(rank_of(ctx), dest, n);
+    sim_rank *R = rank_of(ctx);
+    int moved = sim_offload(R, dest, n);
+    sim_decision *d = plan_record(R);
+    if (d && dest >= 0 && dest < R->S->P) d->count[(size_t)dest] += moved;
+    return moved;
 }
 
 static int act_offload_selected(void *ctx, const int32_t *dest, long n)
 {
-    return sim_offload_selected(rank_of(ctx), dest, n);
+    sim_rank *R = rank_of(ctx);
+    if (sim_decision *d = plan_record(R)) {
+        d->sel.assign(dest, dest + n);
+        for (long k = 0; k < n; k++)
+            if (dest[k] >= 0 && dest[k] < R->S->P && dest[k] != R->id) d->count[(size_t)dest[k]]++;
+    }
+    return sim_offload_selected(R, dest, n);
 }
 
 static int act_replicate(void *ctx, int dest, int n)
@@ -104,8 +121,8 @@ int sim_lb_init(sim_rank *R, char *err, size_t len)
     tide_lb_all_knobs(&nall);
     const sim_config *c = R->S->cfg;
     return tide_host_init(&R->lb, c->tide.lb, c->tide.lb_knob,
-                          nall < TIDE_LB_KNOBS_MAX ? nall : TIDE_LB_KNOBS_MAX, c->tide.seed, R->id, &a, &d,
-                          err, len);
+                          nall < TIDE_LB_KNOBS_MAX ? nall : TIDE_LB_KNOBS_MAX, c->tide.seed, R->id,
+                          &a, &d, err, len);
 }
 
 /* Every rank that took the collective shares its orders (coll.cpp). */
@@ -116,6 +133,8 @@ static tide_lb_orders *shared_orders(const tide_rank_status *all)
 
 void sim_lb_phase_begin(sim_rank *R, const tide_rank_status *all)
 {
+    if (!R->S->decisions.empty() && all)
+        R->S->decisions[(size_t)R->phase][(size_t)R->id].count.assign((size_t)R->S->P, 0);
     tide_host_phase_begin(&R->lb, all, shared_orders(all));
 }
 

@@ -201,6 +201,8 @@ int main(int argc, char **argv)
     }
     S.log.assign((size_t)wl.phases, std::vector<sim_record>((size_t)S.P));
     if (cfg.moves[0]) S.moves.resize((size_t)wl.phases);
+    if (cfg.decisions[0])
+        S.decisions.assign((size_t)wl.phases, std::vector<sim_decision>((size_t)S.P));
     int rc = run(&S, &sgargs, err, sizeof err);
     sim_cbench_free(&wl);
     if (rc) return die(rc, err);
@@ -215,6 +217,8 @@ int main(int argc, char **argv)
     if (cfg.tide.stats_path[0] && sim_stats_write(&S, cfg.tide.stats_path, err, sizeof err))
         return die(2, err);
     if (cfg.moves[0] && sim_moves_write(&S, cfg.moves, err, sizeof err)) return die(2, err);
+    if (cfg.decisions[0] && sim_decisions_write(&S, cfg.decisions, err, sizeof err))
+        return die(2, err);
     if (!cfg.tide.quiet) sim_stats_print_summary(&S, stdout);
     return 0;
 }

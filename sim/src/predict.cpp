@@ -11,7 +11,7 @@ int sim_predict_init(sim_rank *R, char *err, size_t len)
     R->feed = tide_feed{};
     R->feed.load = R->feed.unc = -1;
     if (R->S->cfg->pred_mode == SIM_PRED_EXACT) return 0;
-    return tide_feed_init(&R->feed, &R->S->cfg->tide.pred, nullptr, false, err, len);
+    return tide_feed_init(&R->feed, &R->S->cfg->tide.pred, nullptr, R->S->wl->mhz > 0, err, len);
 }
 
 void sim_predict_free(sim_rank *R)
@@ -24,8 +24,11 @@ void sim_predict_free(sim_rank *R)
 static tide_feed_tasks feed_tasks(const sim_rank *R, std::vector<double> *f,
                                   const std::vector<double> *times)
 {
-    int nf = R->S->wl->nfeat;
-    f->assign((size_t)R->phase_tasks * (size_t)nf, R->S->wl->feature);
+    const std::vector<double> &row = R->S->wl->feature;
+    int nf = (int)row.size();
+    f->clear();
+    for (long k = 0; k < R->phase_tasks; k++)
+        f->insert(f->end(), row.begin(), row.end());
     return tide_feed_tasks{R->phase_tasks, nf, f->data(), times ? times->data() : nullptr};
 }
 
@@ -42,11 +45,17 @@ void sim_predict_phase(sim_rank *R)
 {
     if (!R->feed.model) {
         predict_exact(R);
-        return;
+    } else {
+        std::vector<double> f;
+        tide_feed_tasks next = feed_tasks(R, &f, nullptr);
+        tide_feed_predict(&R->feed, &next);
     }
-    std::vector<double> f;
-    tide_feed_tasks next = feed_tasks(R, &f, nullptr);
-    tide_feed_predict(&R->feed, &next);
+    if (!R->S->decisions.empty()) { /* --decisions: the served numbers, not the weights */
+        tide_feed &d = R->S->decisions[(size_t)R->phase][(size_t)R->id].pred;
+        d = R->feed;
+        d.model = nullptr;
+        d.weights = d.mat = nullptr;
+    }
 }
 
 /* Queue order: a task's index k among the rank's tasks of the phase is its row. */
@@ -67,5 +76,5 @@ void sim_predict_observe(sim_rank *R)
     for (long i = tb->off[(size_t)R->id]; i < tb->off[(size_t)R->id + 1]; i++)
         times.push_back(tb->tasks[(size_t)i].exec_time);
     tide_feed_tasks done = feed_tasks(R, &f, &times);
-    tide_feed_observe(&R->feed, R->L, &done, R->phase, 0);
+    tide_feed_observe(&R->feed, R->L, &done, R->phase, R->S->wl->mhz);
 }

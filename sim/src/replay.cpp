@@ -184,6 +184,31 @@ int take_phases(const jv &doc, sim_workload *w, const char *path, char *err, siz
     return 0;
 }
 
+/* The optional "replay" object (docs/sim.md, "Replay"): what a TIDE_STATS document does not
+ * record but libtide's feed saw, the features every task carried and the core frequency. */
+int take_replay(const jv &doc, sim_workload *w, const char *path, char *err, size_t len)
+{
+    w->feature.clear();
+    w->mhz = 0;
+    const jv *rp = doc.get("replay");
+    if (!rp) return 0;
+    const jv *feat = rp->get("task_features"), *mhz = rp->get("mhz");
+    bool ok = rp->k == jv::OBJ && (!feat || (feat->k == jv::ARR && feat->items.size() <= 8)) &&
+              (!mhz || (mhz->k == jv::NUM && mhz->num >= 0 && std::isfinite(mhz->num)));
+    for (size_t i = 0; ok && feat && i < feat->items.size(); i++) {
+        ok = feat->items[i].k == jv::NUM && std::isfinite(feat->items[i].num);
+        if (ok) w->feature.push_back(feat->items[i].num);
+    }
+    if (!ok)
+        return snprintf(err, len,
+                        "tide-sim: --replay '%s': replay.task_features must be up to 8 numbers "
+                        "and replay.mhz a number >= 0",
+                        path),
+               -1;
+    w->mhz = mhz ? mhz->num : 0;
+    return 0;
+}
+
 } // namespace
 
 int sim_replay_load(const char *path, sim_workload *w, char *err, size_t len)
@@ -195,8 +220,7 @@ int sim_replay_load(const char *path, sim_workload *w, char *err, size_t len)
     if (!parse_value(&r, &doc) || doc.k != jv::OBJ)
         return snprintf(err, len, "tide-sim: --replay '%s' is not a JSON document", path), -1;
     if (take_phases(doc, w, path, err, len)) return -1;
-    w->nfeat = 0;
-    w->feature = 0;
+    if (take_replay(doc, w, path, err, len)) return -1;
     w->name = std::string("replay ") + path;
     return 0;
 }

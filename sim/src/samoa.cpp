@@ -100,8 +100,8 @@ int sim_samoa_make(const sim_config *c, sim_workload *w, char *err, size_t len)
     w->ranks = P;
     w->phases = c->iters;
     w->threads = 0;
-    w->nfeat = 0;
-    w->feature = 0;
+    w->feature.clear();
+    w->mhz = 0;
     w->ntasks.assign((size_t)w->phases, std::vector<int>((size_t)P, S));
     w->dur.assign((size_t)w->phases, std::vector<double>((size_t)P, 0.0));
     w->task_dur.assign((size_t)w->phases, std::vector<std::vector<double>>((size_t)P));

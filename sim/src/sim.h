@@ -80,6 +80,7 @@ typedef struct sim_config {
     int net;               /* --net: SimGrid's flows, or the endpoint model (net.cpp) */
     int idle_turns;        /* --idle-turns: SIM_IDLE_SKIP (default) or SIM_IDLE_EVERY */
     char moves[1024];      /* --moves: "phase from to count" of every offload, for tests */
+    char decisions[1024];  /* --decisions: the engine core's decisions (tide_core_decisions.h) */
     int help;
     /* Tide's knobs: libtide's own tables read them (tide_core_config.h; --lb, --seed, ... and
      * --quiet set them too); the global strategies' go to them as they are (global.cpp). */
@@ -108,9 +109,9 @@ typedef struct sim_workload {
     std::vector<std::vector<double>> dur;
     std::vector<std::vector<std::vector<double>>> task_dur; /* [p][r][k] if tasks differ */
     double task_bytes, result_bytes;
-    struct sim_cbench *cbench; /* --cbench: the objects (cbench.cpp), else NULL */
-    int nfeat;                 /* per-task features the model sees (0 or 1) */
-    double feature;            /* feature 0 of every task (mxm: the matrix size) */
+    struct sim_cbench *cbench;   /* --cbench: the objects (cbench.cpp), else NULL */
+    std::vector<double> feature; /* the features of every task (mxm: its matrix size) */
+    double mhz; /* the core frequency, a phase feature as libtide's (replay only; 0: none) */
     std::string name;
 } sim_workload;
 
@@ -251,6 +252,15 @@ typedef struct sim_table {
     std::vector<long> off;
 } sim_table;
 
+/* What --decisions records of a rank's phase: the served prediction (the feed's scalars, no
+ * weights) and the phase-start plan's moves (sel: the destination of each queued task when the
+ * plan chose them). */
+struct sim_decision {
+    tide_feed pred;
+    std::vector<long> count;
+    std::vector<int32_t> sel;
+};
+
 /* The whole simulation. */
 typedef struct sim {
     const sim_config *cfg;
@@ -259,8 +269,9 @@ typedef struct sim {
     int P, W;
     std::vector<sim_rank> ranks;
     sim_table tab[2];
-    std::vector<std::vector<sim_record>> log;               /* [phase][rank] */
-    std::vector<std::map<std::pair<int, int>, long>> moves; /* [phase]: --moves only */
+    std::vector<std::vector<sim_record>> log;                /* [phase][rank] */
+    std::vector<std::map<std::pair<int, int>, long>> moves;  /* [phase]: --moves only */
+    std::vector<std::vector<struct sim_decision>> decisions; /* [phase][rank]: --decisions */
     double coll_lat, coll_bw; /* the collective model's parameters (coll.cpp) */
     double coll_overhead;     /* seconds every collective costs beyond its messages */
     double poll_turn;         /* seconds of one empty turn of the comm thread (poll.cpp) */
@@ -449,6 +460,7 @@ bool sim_predict_task_times(sim_rank *R, double *times, long n);
 void sim_record_fill(sim_rank *R, sim_record *rec);
 int sim_stats_write(const sim *S, const char *path, char *err, size_t len);
 int sim_moves_write(const sim *S, const char *path, char *err, size_t len);
+int sim_decisions_write(const sim *S, const char *path, char *err, size_t len);
 void sim_stats_print_summary(const sim *S, FILE *out);
 
 #endif

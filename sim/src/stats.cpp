@@ -3,6 +3,7 @@
  * phase and summary figures are computed as runtime/engine/stats.c computes them; `config.sim`
  * adds what only a simulation has (platform, workload, the collective model). */
 #include "sim.h"
+#include "tide_core_decisions.h"
 #include "tide_json.h"
 
 #include <cmath>
@@ -257,5 +258,23 @@ int sim_moves_write(const sim *S, const char *path, char *err, size_t len)
         for (const auto &m : S->moves[p])
             fprintf(f, "%zu %d %d %ld\n", p, m.first.first, m.first.second, m.second);
     if (fclose(f) != 0) return snprintf(err, len, "--moves '%.900s': write failed", path), -1;
+    return 0;
+}
+
+int sim_decisions_write(const sim *S, const char *path, char *err, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return snprintf(err, len, "--decisions '%.900s' cannot be written", path), -1;
+    for (size_t p = 0; p < S->decisions.size(); p++)
+        for (int r = 0; r < S->P; r++)
+            tide_decisions_pred(f, (int)p, r, &S->decisions[p][(size_t)r].pred);
+    for (size_t p = 0; p < S->decisions.size(); p++)
+        for (int r = 0; r < S->P; r++) {
+            const sim_decision &d = S->decisions[p][(size_t)r];
+            if (d.count.empty()) continue; /* no plan: no phase-start collective */
+            tide_decisions_plan(f, (int)p, r, S->P, d.count.data(),
+                                d.sel.empty() ? nullptr : d.sel.data(), (long)d.sel.size());
+        }
+    if (fclose(f) != 0) return snprintf(err, len, "--decisions '%.900s': write failed", path), -1;
     return 0;
 }

@@ -34,8 +34,8 @@ static int make_mxm(const sim_config *c, sim_workload *w, char *err, size_t len)
     w->phases = c->iters;
     w->threads = 0;
     fill_constant(w, counts, c->task_ms * 1e-3);
-    w->nfeat = 1;
-    w->feature = c->feature;
+    w->feature = {c->feature};
+    w->mhz = 0;
     w->name = name;
     return 0;
 }

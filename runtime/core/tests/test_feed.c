@@ -221,5 +221,5 @@ int main(void)
     bad_params_fail();
     tool_hooks();
     empty_first_phase();
-    return check_result("test_feed");
+    return CHECK_REPORT("test_feed");
 }

@@ -201,5 +201,5 @@ int main(void)
 {
     hosts_a_strategy();
     registered_by_name();
-    return check_result("test_host");
+    return CHECK_REPORT("test_host");
 }

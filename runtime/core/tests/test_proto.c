@@ -232,5 +232,5 @@ int main(void)
     phase_with_rounds();
     round_due_at_the_turn();
     mismatch();
-    return check_result("test_proto");
+    return CHECK_REPORT("test_proto");
 }
