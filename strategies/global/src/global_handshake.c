@@ -54,7 +54,8 @@ void lb_handshake_run(lb_handshake *H, uint64_t *order_rng, lb_answer_fn answer,
         lb_handshake_item *it = &H->item[H->order[i]];
         it->ok = answer(ctx, it->target, H->p[it->seq].load);
     }
-    qsort(H->item, (size_t)H->n, sizeof *H->item, by_proposer_target);
+    /* No proposal this round: item may still be NULL, and qsort's array must not be. */
+    if (H->n > 0) qsort(H->item, (size_t)H->n, sizeof *H->item, by_proposer_target);
     for (int64_t i = 0; i < H->n; i++)
         answered(ctx, H->item[i].from, &H->p[H->item[i].seq], H->item[i].ok);
     H->n = 0;
