@@ -210,8 +210,6 @@ typedef struct tide_rt tide_rt;
  * the actions that give it the engine's services. Comm thread only after init. */
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
 void tide_lb_host_free(tide_rt *rt);
-bool tide_lb_phase_sync(const tide_rt *rt);
-bool tide_lb_rounds(const tide_rt *rt);
 /* Whether the application thread runs each phase (TIDE_PHASE_DRIVER=auto and a strategy that
  * cannot act at all: no callback, no flag, so it never moves a task), for this configuration. */
 bool tide_lb_inline_phases(const tide_config *cfg);

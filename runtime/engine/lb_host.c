@@ -123,16 +123,6 @@ void tide_lb_host_free(tide_rt *rt)
     tide_host_free(&rt->lb);
 }
 
-bool tide_lb_phase_sync(const tide_rt *rt)
-{
-    return rt->plan_at_start;
-}
-
-bool tide_lb_rounds(const tide_rt *rt)
-{
-    return rt->lb.ops->flags & TIDE_LB_ROUNDS;
-}
-
 bool tide_lb_inline_phases(const tide_config *cfg)
 {
     const tide_lb_ops *o = tide_lb_ops_find(cfg->lb);
