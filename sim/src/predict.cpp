@@ -19,14 +19,22 @@ void sim_predict_free(sim_rank *R)
     tide_feed_free(&R->feed);
 }
 
-/* The phase's own tasks as the feed reads them: rows of the workload's features (every task
- * has the same), and after the phase their simulated times. */
+/* The phase's own tasks as the feed reads them: row k is task k's features (the workload's own
+ * rows where its tasks differ, else the one row every task has), and after the phase their
+ * simulated times. */
 static tide_feed_tasks feed_tasks(const sim_rank *R, std::vector<double> *f,
                                   const std::vector<double> *times)
 {
-    const std::vector<double> &row = R->S->wl->feature;
-    int nf = (int)row.size();
+    const sim_workload *w = R->S->wl;
     f->clear();
+    if (!w->task_feat.empty()) {
+        const std::vector<double> &rows = w->task_feat[(size_t)R->phase][(size_t)R->id];
+        f->assign(rows.begin(), rows.begin() + (long)R->phase_tasks * w->nfeat);
+        return tide_feed_tasks{R->phase_tasks, w->nfeat, f->data(),
+                               times ? times->data() : nullptr};
+    }
+    const std::vector<double> &row = w->feature;
+    int nf = (int)row.size();
     for (long k = 0; k < R->phase_tasks; k++)
         f->insert(f->end(), row.begin(), row.end());
     return tide_feed_tasks{R->phase_tasks, nf, f->data(), times ? times->data() : nullptr};

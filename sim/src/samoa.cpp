@@ -7,8 +7,10 @@
  * the wet disc -- and its coastline, the expensive cells -- circles the bowl and the heavy ranks
  * move along the curve from phase to phase, as in the proxy. Phase p is at time p K dt: dt is the
  * proxy's CFL step (cfl 0.45, the initial maximum wave speed), K = --samoa-steps proxy steps per
- * phase. Bytes: a section's inputs (its cells' and halo's states, its geometry) and outputs
- * (the new states and the result), averaged over the sections. */
+ * phase. A task's features are its section's dry, wet and coast cells, as samoa_proxy sets them
+ * on a uniform grid, so the `task` and `auto` models can learn the class costs. Bytes: a
+ * section's inputs (its cells' and halo's states, its geometry) and outputs (the new states and
+ * the result), averaged over the sections. */
 #include "sim.h"
 
 #include <cmath>
@@ -101,6 +103,8 @@ int sim_samoa_make(const sim_config *c, sim_workload *w, char *err, size_t len)
     w->phases = c->iters;
     w->threads = 0;
     w->feature.clear();
+    w->nfeat = 3; /* a section's dry, wet and coast cells, as samoa_proxy on a uniform grid */
+    w->task_feat.assign((size_t)w->phases, std::vector<std::vector<double>>((size_t)P));
     w->mhz = 0;
     w->ntasks.assign((size_t)w->phases, std::vector<int>((size_t)P, S));
     w->dur.assign((size_t)w->phases, std::vector<double>((size_t)P, 0.0));
@@ -113,13 +117,17 @@ int sim_samoa_make(const sim_config *c, sim_workload *w, char *err, size_t len)
             int64_t first, count;
             samoa_range(g.ncells, P, r, &first, &count);
             std::vector<double> &td = w->task_dur[(size_t)p][(size_t)r];
+            std::vector<double> &tf = w->task_feat[(size_t)p][(size_t)r];
             for (int s = 0; s < S; s++) {
                 int64_t sf, sc;
                 samoa_range(count, S, s, &sf, &sc);
-                double us = 0;
-                for (int64_t i = first + sf; i < first + sf + sc; i++)
+                double us = 0, n[3] = {0, 0, 0};
+                for (int64_t i = first + sf; i < first + sf + sc; i++) {
                     us += c->samoa_cost_us[cls[(size_t)i]];
+                    n[cls[(size_t)i]] += 1;
+                }
                 td.push_back(1e-6 * us);
+                tf.insert(tf.end(), n, n + 3);
                 w->dur[(size_t)p][(size_t)r] += 1e-6 * us / S; /* the mean, for readers of dur */
             }
         }

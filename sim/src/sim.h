@@ -111,6 +111,10 @@ typedef struct sim_workload {
     double task_bytes, result_bytes;
     struct sim_cbench *cbench;   /* --cbench: the objects (cbench.cpp), else NULL */
     std::vector<double> feature; /* the features of every task (mxm: its matrix size) */
+    /* Per-task features where tasks differ (samoa: a section's dry, wet and coast cells):
+     * task_feat[p][r] holds ntasks[p][r] rows of nfeat values; empty: every task has `feature`. */
+    int nfeat = 0;
+    std::vector<std::vector<std::vector<double>>> task_feat;
     double mhz; /* the core frequency, a phase feature as libtide's (replay only; 0: none) */
     std::string name;
 } sim_workload;

@@ -40,3 +40,17 @@ endif()
 if(moved_proact EQUAL 0 OR NOT R_proact LESS R_none)
   message(FATAL_ERROR "proact did not balance the samoa workload")
 endif()
+# The sections carry their dry, wet and coast cells as task features: with the default `auto`
+# model (no --pred exact) the task model fits and serves predictions.
+list(REMOVE_ITEM args --pred exact)
+execute_process(COMMAND ${SIM} ${args} --lb proact --stats ${DIR}/samoa_auto.json
+  RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tide-sim --samoa --lb proact (auto model) failed (${rc}): ${err}")
+endif()
+file(READ ${DIR}/samoa_auto.json doc_auto)
+string(JSON served_task GET "${doc_auto}" summary pred_sources task)
+message("auto model: ${served_task} rank-phases served by the task model")
+if(NOT served_task GREATER 0)
+  message(FATAL_ERROR "the samoa tasks' features reached no task model (pred_sources.task 0)")
+endif()
