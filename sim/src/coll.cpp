@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstring>
 
-/* Three in turn: a rank's result of collective k stays valid until it posts k+2 (collective
- * k+3 reuses the slot, and cannot start before every rank posted k+2). */
-#define SLOTS 3
+/* In turn: a rank's result of collective k stays valid until it posts k+SLOTS-1 (collective
+ * k+SLOTS reuses the slot, and cannot start before every rank posted k+SLOTS-1). The strategy
+ * reads the status collective's result in place while it takes its own collectives (a plan's
+ * allgathervs), so it may take up to SLOTS - 1 of them per status round (checked). */
+#define SLOTS 8
 
 typedef struct coll_op {
     long seq = -1;
@@ -132,6 +134,13 @@ const double *sim_coll_wait(sim_rank *R)
 
 void sim_coll_allgatherv(sim_rank *R, const double *mine, int n, const int *counts, double *out)
 {
+    if (R->coll_seq - R->status_seq >= SLOTS) {
+        fprintf(stderr,
+                "tide-sim: rank %d: strategy %s takes more than %d collectives after a status "
+                "round, whose result it still reads: raise SLOTS in coll.cpp\n",
+                R->id, R->S->ops->name, SLOTS - 1);
+        exit(70);
+    }
     sim_coll_post(R, mine, n, counts);
     const double *all = sim_coll_wait(R);
     long total = 0;

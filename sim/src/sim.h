@@ -212,6 +212,7 @@ typedef struct sim_rank {
     long outstanding, replica_open;
     bool comm_event; /* something the comm actor waits for happened */
     long coll_seq;   /* collectives this rank posted */
+    long status_seq; /* coll_seq of its last status collective, whose result the strategy reads */
     /* the comm thread's polling: its last productive turn, and who waits for its next one */
     double active_at;
     bool rx_waiting, coll_waiting;
