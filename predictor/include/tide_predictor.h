@@ -234,6 +234,18 @@ int tide_model_retrains(const tide_model *m);
 /* Fitted coefficients, intercept first (rank model: intercept, lag 1 .. lag k). Returns the
  * count, 0 when not fitted, or a negative error. */
 int tide_model_coefficients(const tide_model *m, double *out, int max);
+/* The task model's coefficients (TIDE_PRED_MODEL=task or auto), intercept first, then each
+ * feature's powers 1..TIDE_PRED_TASK_DEGREE, NaN for a column that never varied in the fit (it
+ * knows nothing of it): the count (at most max), 0 while it has no fit, or a negative error.
+ * Another rank's model can then weigh this rank's tasks with them. The task model refuses to
+ * predict a task whose never-varied column takes another value (TIDE_PRED_DEGENERATE). */
+int tide_model_task_coefficients(const tide_model *m, double *out, int max);
+/* Per-task times of a task set under coefficients of that form (e.g. pooled from other ranks'
+ * task models; a NaN one counts where its column is 0), and their sum if sum != NULL.
+ * TIDE_PRED_ERR_INVALID when this model has no task model, ncoef does not match the set's
+ * features, or a task needs a NaN coefficient. */
+int tide_model_predict_tasks_coef(const tide_model *m, const double *coef, int ncoef,
+                                  const tide_task_set *tasks, double *times, double *sum);
 const char *tide_model_name(const tide_model *m);
 
 /* ---- the tool API ------------------------------------------------------------------------ */

@@ -249,6 +249,13 @@ static int model_value(tide_model *m, int i, const double *loads, int n, const t
 static int inside_guard(const tide_model *m, int i, double v, const tide_task_set *next)
 {
     int n;
+    /* The task model answers for the phase's own tasks, so a phase of other tasks may carry
+     * another load: its envelope is the single task times it was trained on (the mean task of
+     * the prediction must lie within g of them), not the recent loads. */
+    double range[2];
+    if (m->fit[i].ops == &tide_model_task_ops && next && next->ntasks > 0 &&
+        tide_task_model_range(m->fit[i].state, &range[0], &range[1]))
+        return tide_guard_inside(v / next->ntasks, range, 2, m->p.guard);
     if (m->fit[i].ops->predict_tasks && next && next->ntasks > 0) {
         const double *pt = last(m, m->per_task, m->ewin, &n);
         return tide_guard_inside(v / next->ntasks, pt, n, m->p.guard);
@@ -592,6 +599,36 @@ int tide_model_coefficients(const tide_model *m, double *out, int max)
     const fitted *f = primary(m);
     if (!f->trained || f->persistence || !f->ops->coefficients) return 0;
     return f->ops->coefficients(f->state, out, max);
+}
+
+/* The task model among the fitted ones (NULL: this model has none). */
+static const fitted *task_fit(const tide_model *m)
+{
+    for (int i = 0; i < m->nfit; i++)
+        if (m->fit[i].ops == &tide_model_task_ops) return &m->fit[i];
+    return NULL;
+}
+
+int tide_model_task_coefficients(const tide_model *m, double *out, int max)
+{
+    if (!m || (max > 0 && !out) || max < 0) return TIDE_PRED_ERR_INVALID;
+    const fitted *f = task_fit(m);
+    if (!f || !f->trained || f->persistence) return 0;
+    return tide_task_model_known(f->state, out, max);
+}
+
+int tide_model_predict_tasks_coef(const tide_model *m, const double *coef, int ncoef,
+                                  const tide_task_set *tasks, double *times, double *sum)
+{
+    if (!m || !tasks || !task_fit(m)) return TIDE_PRED_ERR_INVALID;
+    int rc = tide_task_model_eval(m->p.task_degree, coef, ncoef, tasks, times);
+    if (rc == TIDE_PRED_OK && sum) {
+        double s = 0;
+        for (int i = 0; i < tasks->ntasks; i++)
+            s += times[i];
+        *sum = s;
+    }
+    return rc;
 }
 
 const char *tide_model_name(const tide_model *m)

@@ -29,6 +29,11 @@ typedef struct task_model {
     int last_ntasks, last_cap, last_known;
     int fitted;
     double *coef, *x;
+    /* Per expanded column of the last fit: whether it varied over the training rows, and its
+     * value when it did not (the fit folded it into the intercept and learned nothing about it). */
+    char *varied;
+    double *constant;
+    double tmin, tmax; /* the shortest and longest finite task time of the last fit's rows */
 } task_model;
 
 static int task_create(const tide_model_params *p, void **state)
@@ -53,9 +58,14 @@ static int set_nfeat(task_model *t, int nfeat)
     t->phase = malloc(sizeof(long) * TASK_ROWS_MAX);
     t->coef = calloc((size_t)t->p + 1, sizeof(double));
     t->x = calloc((size_t)t->p + 1, sizeof(double));
-    if (t->feat && t->time && t->phase && t->coef && t->x) return TIDE_PRED_OK;
-    free(t->feat), free(t->time), free(t->phase), free(t->coef), free(t->x);
-    t->feat = t->time = t->coef = t->x = NULL;
+    t->varied = calloc((size_t)t->p + 1, 1);
+    t->constant = calloc((size_t)t->p + 1, sizeof(double));
+    if (t->feat && t->time && t->phase && t->coef && t->x && t->varied && t->constant)
+        return TIDE_PRED_OK;
+    free(t->feat), free(t->time), free(t->phase), free(t->coef), free(t->x), free(t->varied);
+    free(t->constant);
+    t->feat = t->time = t->coef = t->x = t->constant = NULL;
+    t->varied = NULL;
     t->phase = NULL;
     t->nfeat = -1;
     return TIDE_PRED_ERR_NOMEM;
@@ -100,13 +110,39 @@ static int task_observe(void *state, const tide_phase_obs *obs)
     return TIDE_PRED_OK;
 }
 
+static void expand_n(int nfeat, int degree, const double *f, double *x)
+{
+    for (int j = 0; j < nfeat; j++) {
+        double v = f[j];
+        for (int d = 0; d < degree; d++, v *= f[j])
+            x[j * degree + d] = v;
+    }
+}
+
 static void expand(const task_model *t, const double *f, double *x)
 {
-    for (int j = 0; j < t->nfeat; j++) {
-        double v = f[j];
-        for (int d = 0; d < t->degree; d++, v *= f[j])
-            x[j * t->degree + d] = v;
+    expand_n(t->nfeat, t->degree, f, x);
+}
+
+int tide_task_model_eval(int degree, const double *coef, int ncoef, const tide_task_set *ts,
+                         double *times)
+{
+    if (!coef || degree < 1 || ts->ntasks < 0 || ts->nfeat < 0 || ncoef != ts->nfeat * degree + 1 ||
+        (ts->ntasks && ts->nfeat && !ts->features) || (ts->ntasks && !times))
+        return TIDE_PRED_ERR_INVALID;
+    double *x = malloc(sizeof(double) * (size_t)ncoef);
+    if (!x) return TIDE_PRED_ERR_NOMEM;
+    int rc = TIDE_PRED_OK;
+    for (int i = 0; i < ts->ntasks && rc == TIDE_PRED_OK; i++) {
+        expand_n(ts->nfeat, degree, ts->features + (size_t)i * ts->nfeat, x);
+        double v = coef[0];
+        for (int j = 0; j < ncoef - 1; j++) /* an unknown (NaN) coefficient of a zero column */
+            v += x[j] != 0 ? coef[1 + j] * x[j] : 0;
+        if (!isfinite(v)) rc = TIDE_PRED_ERR_INVALID;
+        times[i] = v > 0 ? v : 0.0; /* as task_predict_tasks: a time cannot be negative */
     }
+    free(x);
+    return rc;
 }
 
 /* Fits on the task samples of the last nloads phases (the wrapper's training window). */
@@ -130,16 +166,37 @@ static int task_train(void *state, const double *loads, int nloads, char *why, s
         return TIDE_PRED_ERR_NOMEM;
     }
     int r = 0;
+    t->tmin = INFINITY, t->tmax = -INFINITY;
     for (int i = 0; i < t->count; i++) {
         int slot = (t->head + i) % TASK_ROWS_MAX;
         if (t->phase[slot] < t->nphase - nloads) continue;
         expand(t, t->feat + (size_t)slot * t->nfeat, X + (size_t)r * t->p);
         y[r++] = t->time[slot];
+        if (isfinite(t->time[slot])) {
+            t->tmin = fmin(t->tmin, t->time[slot]);
+            t->tmax = fmax(t->tmax, t->time[slot]);
+        }
+    }
+    for (int j = 0; j < t->p; j++) {
+        t->varied[j] = 0;
+        t->constant[j] = X[j];
+        for (int i = 1; i < ns && !t->varied[j]; i++)
+            t->varied[j] = X[(size_t)i * t->p + j] != X[j];
     }
     int rc = tide_fit_linear(t->solver, X, y, ns, t->p, t->coef, why, len);
     free(X), free(y);
     t->fitted = rc == TIDE_PRED_OK;
     return rc;
+}
+
+/* Index of the first expanded column in which task row x leaves the training data's span (a
+ * column that never varied there now has another value: the fit knows nothing about it), or -1. */
+static int unseen_column(const task_model *t, const double *x)
+{
+    for (int j = 0; j < t->p; j++)
+        if (!t->varied[j] && fabs(x[j] - t->constant[j]) > 1e-9 * fmax(1.0, fabs(t->constant[j])))
+            return j;
+    return -1;
 }
 
 static int task_predict_tasks(void *state, const tide_task_set *ts, double *times)
@@ -150,6 +207,7 @@ static int task_predict_tasks(void *state, const tide_task_set *ts, double *time
         return TIDE_PRED_ERR_INVALID;
     for (int i = 0; i < ts->ntasks; i++) {
         expand(t, ts->features + (size_t)i * t->nfeat, t->x);
+        if (unseen_column(t, t->x) >= 0) return TIDE_PRED_DEGENERATE;
         double v = tide_fit_eval(t->coef, t->x, t->p);
         if (!isfinite(v)) return TIDE_PRED_ERR_INVALID; /* non-finite features */
         /* An extrapolated polynomial can dip below zero for tiny tasks; a time cannot. */
@@ -183,6 +241,13 @@ static int task_predict(void *state, const double *loads, int n, const tide_task
     double sum = 0;
     for (int i = 0; i < next->ntasks; i++) {
         expand(t, next->features + (size_t)i * t->nfeat, t->x);
+        int j = unseen_column(t, t->x);
+        if (j >= 0) {
+            snprintf(why, len,
+                     "task %d's feature %d (power %d) is %g, the model was fitted only on %g", i,
+                     j / t->degree, j % t->degree + 1, t->x[j], t->constant[j]);
+            return TIDE_PRED_DEGENERATE;
+        }
         double v = tide_fit_eval(t->coef, t->x, t->p);
         if (!isfinite(v)) {
             snprintf(why, len, "task %d has non-finite features", i);
@@ -204,11 +269,29 @@ static int task_coefficients(const void *state, double *out, int max)
     return n;
 }
 
+int tide_task_model_range(const void *state, double *lo, double *hi)
+{
+    const task_model *t = state;
+    if (!t->fitted || !(t->tmin <= t->tmax)) return 0;
+    *lo = t->tmin, *hi = t->tmax;
+    return 1;
+}
+
+int tide_task_model_known(const void *state, double *out, int max)
+{
+    const task_model *t = state;
+    int n = task_coefficients(state, out, max);
+    for (int i = 1; i < n; i++) /* NaN: the column never varied, the fit knows nothing of it */
+        if (!t->varied[i - 1]) out[i] = NAN;
+    return n;
+}
+
 static void task_destroy(void *state)
 {
     task_model *t = state;
     if (!t) return;
     free(t->feat), free(t->time), free(t->phase), free(t->last), free(t->coef), free(t->x);
+    free(t->varied), free(t->constant);
     free(t);
 }
 
