@@ -76,6 +76,19 @@ static void act_report_transfer(void *ctx, double seconds)
     ((tide_rt *)ctx)->plan_transfer = seconds;
 }
 
+static int act_task_coef(void *ctx, double *out, int max)
+{
+    return tide_feed_task_coef(&((tide_rt *)ctx)->feed, out, max);
+}
+
+static bool act_adopt_task_coef(void *ctx, const double *coef, int n, double *load)
+{
+    tide_feed *f = &((tide_rt *)ctx)->feed;
+    bool ok = tide_feed_adopt(f, coef, n);
+    if (ok) *load = f->load;
+    return ok;
+}
+
 /* The view's numbers, from the runtime. */
 static void numbers(void *ctx, tide_lb_view *v)
 {
@@ -105,7 +118,9 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
                                .fatal = act_fatal,
                                .report_plan = act_report_plan,
                                .reclaim = act_reclaim,
-                               .report_transfer = act_report_transfer};
+                               .report_transfer = act_report_transfer,
+                               .task_coef = act_task_coef,
+                               .adopt_task_coef = act_adopt_task_coef};
     tide_host_driver driver = {.ctx = rt, .numbers = numbers};
     size_t nall;
     tide_lb_all_knobs(&nall);

@@ -32,7 +32,8 @@ enum tide_feed_model {
     TIDE_FEED_MODEL_NONE,
     TIDE_FEED_MODEL_RANK,
     TIDE_FEED_MODEL_TASK,
-    TIDE_FEED_MODEL_TOOL
+    TIDE_FEED_MODEL_TOOL,
+    TIDE_FEED_MODEL_POOLED /* another rank's task model weighed the tasks (tide_feed_adopt) */
 };
 
 /* Who served a prediction, as the statistics name it (tide_feed_served_name). */
@@ -43,6 +44,7 @@ enum tide_feed_served {
     TIDE_SERVED_PERSISTENCE,
     TIDE_SERVED_MEDIAN,
     TIDE_SERVED_GUARD,
+    TIDE_SERVED_POOLED,
     TIDE_SERVED_HINT,
     TIDE_SERVED_EXACT,
     TIDE_SERVED_COUNT
@@ -73,6 +75,8 @@ typedef struct tide_feed {
     size_t weights_cap;
     double *mat; /* the model's feature matrix, rebuilt for each question */
     size_t mat_cap;
+    long rows; /* the predicted phase's tasks in mat (tide_feed_predict), rows x cols */
+    int cols;
 } tide_feed;
 
 /* Creates the model: the tool's when tool->model is set, else p->kind. freq: the driver reads
@@ -92,6 +96,17 @@ int tide_feed_predict(tide_feed *f, const tide_feed_tasks *next);
  * per-task weights of the model's. */
 void tide_feed_serve(tide_feed *f, double load, int source);
 
+/* This rank's task-model coefficients (tide_model_task_coefficients): the count written (at
+ * most max), 0 while the task model has no fit (or there is none). */
+int tide_feed_task_coef(const tide_feed *f, double *out, int max);
+
+/* Weighs the predicted phase's tasks with coefficients of another rank's task model (the same
+ * features and degree everywhere: the proactive plan pools them, proact.c) and serves their sum
+ * as this rank's load, with per-task weights. For a rank whose own task model has no fit yet
+ * (its tasks' features never varied), when other ranks' fits exist. False, nothing changed,
+ * when the feed has no predicted tasks or the coefficients do not fit them. */
+bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef);
+
 /* The weight of the task in row `row` of the phase's tasks, 0 without one. */
 static inline double tide_feed_weight(const tide_feed *f, long row)
 {
@@ -107,7 +122,7 @@ int tide_feed_observe(tide_feed *f, double load, const tide_feed_tasks *done, lo
 /* The statistics' kind of a served prediction (source and model code as the record carries
  * them), or -1 when there was none (load < 0). */
 int tide_feed_served(double load, double source, double model_code);
-/* "rank", "task", "tool", "persistence", "median", "guard", "hint", "exact". */
+/* "rank", "task", "tool", "persistence", "median", "guard", "pooled", "hint", "exact". */
 const char *tide_feed_served_name(int kind);
 
 #ifdef __cplusplus

@@ -112,6 +112,8 @@ int tide_feed_predict(tide_feed *f, const tide_feed_tasks *next)
     tide_prediction p;
     tide_task_set set = {0, 0, NULL};
     if (f->collect) set = task_set(f, next);
+    f->rows = set.features ? set.ntasks : 0; /* kept for tide_feed_adopt */
+    f->cols = set.nfeat;
     int rc = tide_model_predict_info(f->model, f->collect ? &set : NULL, &p);
     bool ok = rc == TIDE_PRED_OK;
     f->load = ok ? p.load : -1;
@@ -122,10 +124,35 @@ int tide_feed_predict(tide_feed *f, const tide_feed_tasks *next)
     return rc;
 }
 
+int tide_feed_task_coef(const tide_feed *f, double *out, int max)
+{
+    int n = f->model ? tide_model_task_coefficients(f->model, out, max) : 0;
+    return n > 0 ? n : 0;
+}
+
+bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef)
+{
+    if (!f->model || !f->collect || f->rows <= 0 ||
+        !reserve(&f->weights, &f->weights_cap, (size_t)f->rows))
+        return false;
+    tide_task_set set = {(int)f->rows, f->cols, f->mat};
+    double sum = 0;
+    if (tide_model_predict_tasks_coef(f->model, coef, ncoef, &set, f->weights, &sum) !=
+        TIDE_PRED_OK)
+        return false;
+    f->nweights = f->rows;
+    f->per_task = true;
+    f->load = sum;
+    f->source = TIDE_SRC_MODEL;
+    f->model_code = TIDE_FEED_MODEL_POOLED;
+    return true;
+}
+
 void tide_feed_serve(tide_feed *f, double load, int source)
 {
     f->load = load;
     f->unc = 0;
+    f->rows = 0; /* no model weighed these tasks: nothing to adopt */
     f->source = source;
     f->model_code = TIDE_FEED_MODEL_NONE;
     f->per_task = false;
@@ -156,9 +183,10 @@ int tide_feed_served(double load, double source, double model_code)
     if (load < 0) return -1;
     switch ((int)source) {
     case TIDE_SRC_MODEL:
-        return model_code == TIDE_FEED_MODEL_RANK   ? TIDE_SERVED_RANK
-               : model_code == TIDE_FEED_MODEL_TASK ? TIDE_SERVED_TASK
-                                                    : TIDE_SERVED_TOOL;
+        return model_code == TIDE_FEED_MODEL_RANK     ? TIDE_SERVED_RANK
+               : model_code == TIDE_FEED_MODEL_TASK   ? TIDE_SERVED_TASK
+               : model_code == TIDE_FEED_MODEL_POOLED ? TIDE_SERVED_POOLED
+                                                      : TIDE_SERVED_TOOL;
     case TIDE_SRC_PERSISTENCE:
         return TIDE_SERVED_PERSISTENCE;
     case TIDE_SRC_MEDIAN:
@@ -176,7 +204,7 @@ int tide_feed_served(double load, double source, double model_code)
 
 const char *tide_feed_served_name(int kind)
 {
-    static const char *const names[TIDE_SERVED_COUNT] = {"rank",   "task",  "tool", "persistence",
-                                                         "median", "guard", "hint", "exact"};
+    static const char *const names[TIDE_SERVED_COUNT] = {
+        "rank", "task", "tool", "persistence", "median", "guard", "pooled", "hint", "exact"};
     return kind >= 0 && kind < TIDE_SERVED_COUNT ? names[kind] : "none";
 }

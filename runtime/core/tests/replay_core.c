@@ -4,6 +4,8 @@
  * rank's feed predicts, every rank's status record is built as libtide's phase-start allgather
  * builds it (phase.c, allgather_status), every rank's strategy plans from the same records
  * through fake actions that record which tasks go where, and every feed observes the phase.
+ * The ranks' phase_begin calls run in one thread each, so that a strategy's collectives (the
+ * allgatherv action, as many as it takes) meet as in MPI.
  * It prints the decisions in the core's canonical text (tide_core_decisions.h), which tide-sim
  * --replay --decisions prints too: the equivalence test (sim/tests/equiv.cmake) compares them.
  *
@@ -28,6 +30,7 @@
 #include "tide_core_host.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,16 +38,23 @@
 
 extern char **environ;
 
+/* The ranks' meeting point for the allgatherv action. */
+typedef struct replay_coll {
+    pthread_barrier_t bar;
+    double *buf;
+    long cap;
+} replay_coll;
+
 typedef struct replay_rank {
     tide_feed feed;
     tide_host host;
     int id, size, phase, threads;
     long ntasks, queued;
-    long *count;      /* the plan's tasks per destination */
-    int32_t *sel;     /* the plan's destination of each queued task, when it chose them */
-    bool selected;    /* sel holds this phase's choice */
-    const double *ws; /* every rank's task weights in rank order (the allgatherv's answer) */
-    long ws_n;
+    long *count;   /* the plan's tasks per destination */
+    int32_t *sel;  /* the plan's destination of each queued task, when it chose them */
+    bool selected; /* sel holds this phase's choice */
+    replay_coll *coll;
+    const tide_rank_status *all; /* this phase's status records, for the thread */
 } replay_rank;
 
 static void die(const char *msg)
@@ -95,20 +105,48 @@ static void act_send_control(void *ctx, int dest, const tide_control *msg)
     (void)ctx, (void)dest, (void)msg;
 }
 
-/* The weights every rank's task_times gave, computed before any rank planned (all ranks take
- * the collective with the same counts); this rank's own part must be what it passed. */
+/* MPI_Allgatherv among the ranks' threads: everyone arrives (the last collective's readers
+ * are done), rank 0 sizes the buffer, everyone writes its part, then reads the whole. */
 static void act_allgatherv(void *ctx, const double *mine, int n, const int *counts, double *out)
 {
     replay_rank *r = ctx;
+    replay_coll *c = r->coll;
     long total = 0, at = 0;
     for (int i = 0; i < r->size; i++) {
         if (i == r->id) at = total;
         total += counts[i];
     }
-    if (total != r->ws_n) die("an allgatherv of other counts than the queued tasks");
-    if (n > 0 && memcmp(r->ws + at, mine, (size_t)n * sizeof *mine) != 0)
-        die("a rank's weights changed between task_times and the allgatherv");
-    memcpy(out, r->ws, (size_t)total * sizeof *out);
+    if (n != counts[r->id]) die("an allgatherv whose own count is not counts[rank]");
+    pthread_barrier_wait(&c->bar);
+    if (r->id == 0 && total > c->cap) {
+        free(c->buf);
+        c->buf = xcalloc((size_t)total, sizeof *c->buf);
+        c->cap = total;
+    }
+    pthread_barrier_wait(&c->bar);
+    if (n > 0) memcpy(c->buf + at, mine, (size_t)n * sizeof *mine);
+    pthread_barrier_wait(&c->bar);
+    if (total > 0) memcpy(out, c->buf, (size_t)total * sizeof *out);
+}
+
+static int act_task_coef(void *ctx, double *out, int max)
+{
+    return tide_feed_task_coef(&((replay_rank *)ctx)->feed, out, max);
+}
+
+static bool act_adopt_task_coef(void *ctx, const double *coef, int n, double *load)
+{
+    tide_feed *f = &((replay_rank *)ctx)->feed;
+    bool ok = tide_feed_adopt(f, coef, n);
+    if (ok) *load = f->load;
+    return ok;
+}
+
+static void *phase_begin(void *arg)
+{
+    replay_rank *r = arg;
+    tide_host_phase_begin(&r->host, r->all, NULL);
+    return NULL;
 }
 
 /* libtide's tide_predict_task_times: the task model's weight of each queued task in queue
@@ -265,12 +303,15 @@ int main(int argc, char **argv)
     if (nall > TIDE_LB_KNOBS_MAX) nall = TIDE_LB_KNOBS_MAX;
 
     replay_rank *rk = xcalloc((size_t)size, sizeof *rk);
+    pthread_t *tid = xcalloc((size_t)size, sizeof *tid);
+    replay_coll coll = {.buf = NULL, .cap = 0};
+    if (pthread_barrier_init(&coll.bar, NULL, (unsigned)size) != 0) die("no barrier");
     tide_rank_status *all = xcalloc((size_t)size, sizeof *all);
     double *L = xcalloc((size_t)size, sizeof *L);
     long *n = xcalloc((size_t)size, sizeof *n);
     for (int i = 0; i < size; i++) {
         replay_rank *r = &rk[i];
-        r->id = i, r->size = size, r->threads = threads;
+        r->id = i, r->size = size, r->threads = threads, r->coll = &coll;
         r->count = xcalloc((size_t)size, sizeof *r->count);
         if (tide_feed_init(&r->feed, &cfg.pred, NULL, mhz > 0, err, sizeof err) != 0) die(err);
         tide_lb_actions a = {.ctx = r,
@@ -281,7 +322,9 @@ int main(int argc, char **argv)
                              .allgatherv = act_allgatherv,
                              .task_times = act_task_times,
                              .fatal = act_fatal,
-                             .reclaim = act_reclaim};
+                             .reclaim = act_reclaim,
+                             .task_coef = act_task_coef,
+                             .adopt_task_coef = act_adopt_task_coef};
         tide_host_driver d = {.ctx = r, .numbers = numbers};
         if (tide_host_init(&r->host, cfg.lb, cfg.lb_knob, nall, cfg.seed, i, &a, &d, err,
                            sizeof err) != 0)
@@ -296,7 +339,6 @@ int main(int argc, char **argv)
     if (!plan_out) die("out of memory");
     for (size_t p = 0; p < nph; p++) {
         rank_arrays(&phases->items[p], size, L, n);
-        long total = 0;
         for (int i = 0; i < size; i++) {
             replay_rank *r = &rk[i];
             r->phase = (int)p, r->ntasks = r->queued = n[i], r->selected = false;
@@ -308,22 +350,18 @@ int main(int argc, char **argv)
             free(rows);
             tide_decisions_pred(stdout, (int)p, i, &r->feed);
             if (check) wrong += check_recorded(&phases->items[p], i, &r->feed);
-            total += n[i];
         }
         if (ops->flags & TIDE_LB_PHASE_SYNC) {
-            double *ws = xcalloc((size_t)total, sizeof *ws);
-            for (int i = 0, at = 0; i < size; at += (int)n[i], i++) {
-                all[i] = status_of(&rk[i]);
-                if (!act_task_times(&rk[i], ws + at, n[i]))
-                    memset(ws + at, 0, (size_t)n[i] * sizeof *ws);
-            }
-            for (int i = 0; i < size; i++) {
-                rk[i].ws = ws, rk[i].ws_n = total;
-                tide_host_phase_begin(&rk[i].host, all, NULL);
+            for (int i = 0; i < size; i++)
+                all[i] = status_of(&rk[i]), rk[i].all = all;
+            for (int i = 0; i < size; i++)
+                if (pthread_create(&tid[i], NULL, phase_begin, &rk[i]) != 0)
+                    die("cannot start a rank's thread");
+            for (int i = 0; i < size; i++)
+                pthread_join(tid[i], NULL);
+            for (int i = 0; i < size; i++)
                 tide_decisions_plan(plan_out, (int)p, i, size, rk[i].count,
                                     rk[i].selected ? rk[i].sel : NULL, n[i]);
-            }
-            free(ws);
         }
         for (int i = 0; i < size; i++) { /* n tasks of L / n seconds, added up as they end */
             double *times = xcalloc((size_t)n[i], sizeof *times), load = 0;
@@ -343,7 +381,8 @@ int main(int argc, char **argv)
         tide_feed_free(&rk[i].feed);
         free(rk[i].count), free(rk[i].sel);
     }
-    free(rk), free(all), free(L), free(n), free(text);
+    pthread_barrier_destroy(&coll.bar);
+    free(rk), free(tid), free(coll.buf), free(all), free(L), free(n), free(text);
     json_free(doc);
     return wrong ? 1 : 0;
 }

@@ -88,6 +88,22 @@ static void task_model_serves_and_weighs(void)
     CHECK(tide_feed_predict(&f, &t2) == TIDE_PRED_OK);
     CHECK(fabs(f.load - 2 * L) < 1e-9 && f.nweights == 2 * NTASKS);
 
+    /* Coefficients out and in (proact pools them across ranks): this model's vector, doubled,
+     * weighs the phase's tasks at twice their times, served as "pooled"; a vector of another
+     * length is refused and changes nothing. */
+    double c[8];
+    int nc = tide_feed_task_coef(&f, c, 8);
+    CHECK(nc == 4); /* intercept, x, x^2, x^3 (TIDE_PRED_TASK_DEGREE 3) */
+    CHECK(tide_feed_predict(&f, &t) == TIDE_PRED_OK);
+    for (int j = 0; j < nc; j++)
+        c[j] *= 2;
+    CHECK(!tide_feed_adopt(&f, c, nc - 1) && f.model_code == TIDE_FEED_MODEL_TASK);
+    CHECK(tide_feed_adopt(&f, c, nc));
+    CHECK(fabs(f.load - 2 * L) < 1e-6 * L && f.per_task && f.nweights == NTASKS);
+    CHECK(fabs(tide_feed_weight(&f, 5) - 2 * times[5]) < 1e-6 * times[5]);
+    CHECK(tide_feed_served(f.load, f.source, f.model_code) == TIDE_SERVED_POOLED);
+    CHECK(strcmp(tide_feed_served_name(TIDE_SERVED_POOLED), "pooled") == 0);
+
     /* A known load (cost hints, an oracle) replaces the model's: uncertainty 0, no weights. */
     tide_feed_serve(&f, 0.5, TIDE_FEED_SRC_HINT);
     CHECK(f.load == 0.5 && f.unc == 0 && !f.per_task && tide_feed_weight(&f, 0) == 0);

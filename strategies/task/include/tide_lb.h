@@ -148,7 +148,19 @@ typedef struct tide_lb_actions {
     /* For the statistics: seconds after the phase start at which the plan expects this rank's
      * last moved task to arrive (-1: it moves none). May be NULL. */
     void (*report_transfer)(void *ctx, double seconds);
+    /* phase_begin only: this rank's task-model coefficients (at most max, TIDE_LB_COEF_MAX is
+     * enough; 0 while its task model has no fit). May be NULL, with adopt_task_coef. */
+    int (*task_coef)(void *ctx, double *out, int max);
+    /* phase_begin only: weighs this rank's tasks with another task model's coefficients and
+     * serves their sum as its prediction (*load; task_times then gives those weights); the last
+     * call wins. False, nothing changed, when the coefficients do not fit its tasks (a NaN one
+     * where a task's column is not 0) or it has none. May be NULL, with task_coef. */
+    bool (*adopt_task_coef)(void *ctx, const double *coef, int n, double *load);
 } tide_lb_actions;
+
+/* The most coefficients a task model has: an intercept and 4 powers of 16 feature columns (8 of
+ * the application's, 8 of a tool's). */
+#define TIDE_LB_COEF_MAX 65
 
 /* Why a planned rank keeps a predicted surplus. */
 typedef enum tide_lb_limit {

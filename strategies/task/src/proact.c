@@ -1,7 +1,7 @@
 /* `proact` (the proactive scheme): at phase start every rank allgathers its predicted load, its
  * uncertainty and its task count, runs the same planner (Algorithm 1, plan_proact.c) on the same
  * input, and sends the tasks of its own row of the plan; when the task model gives per-task
- * weights on every rank, plan_proact_weighted.c chooses which tasks leave. A surplus within a
+ * weights on some rank, plan_proact_weighted.c chooses which tasks leave. A surplus within a
  * rank's uncertainty (times TIDE_PROACT_MARGIN) moves nothing. Every move must also pay for its
  * transfer (plan_transfer.c): a task that would arrive too late to gain anything stays. During
  * the phase a safety net takes back the moves that fall behind: when the sender's workers run
@@ -29,14 +29,14 @@ typedef struct proact_state {
     bool behind;  /* the safety net took moves back: this rank sends no more this phase */
 } proact_state;
 
-/* What moving costs on every rank, from the phase-start status. */
-static tide_xfer_rank *xfer_ranks(const tide_lb_view *v)
+/* What moving costs on every rank, from the phase-start status and the planned loads. */
+static tide_xfer_rank *xfer_ranks(const tide_lb_view *v, const double *load)
 {
     tide_xfer_rank *r = malloc((size_t)v->size * sizeof *r);
     if (!r) return NULL;
     for (int i = 0; i < v->size; i++) {
         const tide_rank_status *st = &v->all[i];
-        r[i] = (tide_xfer_rank){.load = st->L_pred > 0 ? st->L_pred : 0,
+        r[i] = (tide_xfer_rank){.load = load[i] > 0 ? load[i] : 0,
                                 .threads = st->threads >= 1 ? st->threads : 1,
                                 .bw = st->send_bw > 0 ? st->send_bw : 0,
                                 .bytes = st->task_bytes > 0 ? st->task_bytes : 0};
@@ -46,10 +46,10 @@ static tide_xfer_rank *xfer_ranks(const tide_lb_view *v)
 
 /* Keeps the sends that pay for their transfer (arrival >= 0), in the transport's order, and
  * reports this rank's planned transfer time. False when out of memory. */
-static bool cost_moves(const tide_lb_view *v, const tide_lb_actions *a, tide_xfer_send *sends,
-                       size_t n)
+static bool cost_moves(const tide_lb_view *v, const tide_lb_actions *a, const double *load,
+                       tide_xfer_send *sends, size_t n)
 {
-    tide_xfer_rank *rank = xfer_ranks(v);
+    tide_xfer_rank *rank = xfer_ranks(v, load);
     bool ok = rank && tide_plan_transfer_order(v->size, sends, n) == TIDE_PLAN_OK &&
               tide_plan_transfer(v->size, rank, sends, n, NULL) == TIDE_PLAN_OK;
     if (ok && a->report_transfer) {
@@ -75,9 +75,9 @@ static void report(const tide_lb_view *v, const tide_lb_actions *a, const double
                    const double *margin, double lightest)
 {
     if (!a->report_plan) return;
-    double avg = 0;
+    double avg = 0; /* a plan moves load, it does not change the total */
     for (int i = 0; i < v->size; i++)
-        avg += v->all[i].L_pred / v->size;
+        avg += after[i] / v->size;
     double residual = after[v->rank] - avg;
     int limit = TIDE_LB_LIMIT_NONE;
     if (residual > 0 && residual <= margin[v->rank])
@@ -91,8 +91,8 @@ static void report(const tide_lb_view *v, const tide_lb_actions *a, const double
 
 /* The weighted plan's moves as sends; those that do not pay for their transfer stay (dest[t]
  * becomes the task's own rank again). */
-static bool cost_weighted(const tide_lb_view *v, const tide_lb_actions *a, const int64_t *off,
-                          const double *w, int32_t *dest)
+static bool cost_weighted(const tide_lb_view *v, const tide_lb_actions *a, const double *load,
+                          const int64_t *off, const double *w, int32_t *dest)
 {
     size_t n = 0;
     for (int i = 0; i < v->size; i++)
@@ -104,16 +104,82 @@ static bool cost_weighted(const tide_lb_view *v, const tide_lb_actions *a, const
     for (int i = 0; i < v->size; i++)
         for (int64_t t = off[i]; t < off[i + 1]; t++)
             if (dest[t] != i) sends[n++] = (tide_xfer_send){i, dest[t], t, w[t], 0};
-    bool ok = cost_moves(v, a, sends, n);
+    bool ok = cost_moves(v, a, load, sends, n);
     for (size_t k = 0; ok && k < n; k++)
         if (sends[k].arrival < 0) dest[sends[k].unit] = sends[k].from;
     free(sends);
     return ok;
 }
 
-/* With per-task weights on every rank the plan chooses which tasks leave so that the moved load
- * fits each victim's deficit: every rank contributes its tasks' weights, in queue order, to one
- * allgatherv, which every rank must join even when its own weights failed (zeros then). */
+typedef struct candidate {
+    double load;
+    int rank;
+} candidate;
+
+static int by_load(const void *x, const void *y)
+{
+    const candidate *a = x, *b = y;
+    if (a->load != b->load) return a->load < b->load ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* A rank whose task model cannot weigh this phase's tasks (task_pred 0: its tasks' features
+ * never varied so far, as a dry region's sections, or now vary in a way its fit never saw, as
+ * when the water reaches them; the task model does not extrapolate there) has only a guess from
+ * its own past loads. When other ranks' task models weigh theirs, it borrows them: the
+ * application's features mean the same on every rank. Every fitted rank's coefficients are
+ * gathered; the rank weighs its tasks with each whole vector (a vector is one consistent fit:
+ * mixing coefficients of different fits is not, when features are collinear) and adopts the
+ * one whose total is the median, so that one odd fit does not decide. A vector that knows
+ * nothing of a column its tasks use (NaN) is skipped. Two allgathers (the counts, then the
+ * vectors), only in phases where ranks with and without per-task weights meet. Returns true on
+ * every rank when they took place (then the loads of ranks without weights come from the
+ * weights' allgather, adopted or not). */
+static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
+{
+    int np = v->size, me = v->rank;
+    if (!a->task_coef || !a->adopt_task_coef) return false;
+    bool with = false, without = false;
+    for (int i = 0; i < np; i++)
+        v->all[i].task_pred == 1 ? (with = true) : (without = true);
+    if (!with || !without) return false;
+    double mine[TIDE_LB_COEF_MAX], n_me = 0;
+    if (v->all[me].task_pred == 1) n_me = a->task_coef(a->ctx, mine, TIDE_LB_COEF_MAX);
+    int *counts = malloc((size_t)np * sizeof *counts);
+    double *ns = malloc((size_t)np * sizeof *ns);
+    candidate *cand = malloc((size_t)np * sizeof *cand);
+    if (!counts || !ns || !cand) a->fatal(a->ctx, "proact: out of memory pooling task models");
+    for (int i = 0; i < np; i++)
+        counts[i] = 1;
+    a->allgatherv(a->ctx, &n_me, 1, counts, ns);
+    long total = 0;
+    for (int i = 0; i < np; i++)
+        total += counts[i] = (int)ns[i];
+    double *all = malloc((size_t)(total + 1) * sizeof *all);
+    if (!all) a->fatal(a->ctx, "proact: out of memory pooling task models");
+    a->allgatherv(a->ctx, mine, counts[me], counts, all);
+    if (v->all[me].task_pred != 1) {
+        int m = 0;
+        long at = 0;
+        for (int i = 0; i < np; at += counts[i], i++)
+            if (counts[i] > 0 && a->adopt_task_coef(a->ctx, all + at, counts[i], &cand[m].load))
+                cand[m++].rank = i;
+        if (m > 0) {
+            qsort(cand, (size_t)m, sizeof *cand, by_load);
+            at = 0;
+            for (int i = 0; i < cand[m / 2].rank; i++)
+                at += counts[i];
+            double load;
+            a->adopt_task_coef(a->ctx, all + at, counts[cand[m / 2].rank], &load);
+        }
+    }
+    free(counts), free(ns), free(cand), free(all);
+    return true;
+}
+
+/* With per-task weights the plan chooses which tasks leave so that the moved load fits each
+ * victim's deficit: every rank contributes its tasks' weights, in queue order, to one
+ * allgatherv, which every rank must join even when it has no per-task weights. */
 static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
 {
     int np = v->size, me = v->rank;
@@ -133,16 +199,28 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     int32_t *dest = malloc((size_t)(off[np] + 1) * sizeof *dest);
     double *mine = malloc((size_t)(counts[me] + 1) * sizeof *mine);
     if (!w || !dest || !mine) a->fatal(a->ctx, "proact: out of memory planning a phase");
+    bool pooled = pool_task_models(v, a);
+    /* Without per-task predictions here (no fit of its own and none pooled) every task weighs
+     * the average, as in the uniform plan. */
+    double avg = v->all[me].ntasks > 0 ? load[me] / v->all[me].ntasks : 0;
     if (!a->task_times(a->ctx, mine, counts[me]))
         for (int k = 0; k < counts[me]; k++)
-            mine[k] = 0;
+            mine[k] = avg;
     a->allgatherv(a->ctx, mine, counts[me], counts, w);
+    /* A rank that adopted pooled coefficients predicts the sum of its weighted tasks now (the
+     * workers wait for the plan: every task is still queued). */
+    for (int i = 0; pooled && i < np; i++)
+        if (v->all[i].task_pred != 1) {
+            load[i] = 0;
+            for (int64_t t = off[i]; t < off[i + 1]; t++)
+                load[i] += w[t];
+        }
     margins(v, margin);
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
-    const int32_t *order = tide_lb_order(v, TIDE_LB_KEY_PRED);
+    const int32_t *order = pooled ? NULL : tide_lb_order(v, TIDE_LB_KEY_PRED);
     bool ok = tide_plan_proact_weighted_ordered(np, load, margin, order, off, w, NULL, dest,
                                                 &plan) == TIDE_PLAN_OK;
-    if (ok) ok = cost_weighted(v, a, off, w, dest);
+    if (ok) ok = cost_weighted(v, a, load, off, w, dest);
     if (ok) {
         a->offload_selected(a->ctx, dest + off[me], counts[me]);
         double lightest = INFINITY;
@@ -212,7 +290,7 @@ static bool cost_uniform(const tide_lb_view *v, const tide_lb_actions *a, tide_m
             sends[count++] = (tide_xfer_send){m->from, m->to, (int64_t)k, w, 0};
         m->count = 0;
     }
-    bool ok = cost_moves(v, a, sends, count);
+    bool ok = cost_moves(v, a, load, sends, count);
     for (size_t k = 0; ok && k < count; k++)
         plan->moves[sends[k].unit].count += sends[k].arrival >= 0;
     size_t kept = 0; /* a plan has no empty move (tide_plan.h) */
@@ -248,13 +326,15 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
     return ok;
 }
 
-/* True when a plan was made (every rank had a prediction). */
+/* True when a plan was made (every rank had a prediction). Per-task weights on any rank make
+ * the plan weighted: a rank without them counts its tasks at their average weight, so that one
+ * rank whose task model could not fit does not hide every other rank's heavy tasks. */
 static bool plan_and_send(const tide_lb_view *v, const tide_lb_actions *a)
 {
-    bool per_task = true;
+    bool per_task = false;
     for (int i = 0; i < v->size; i++) {
         if (v->all[i].L_pred < 0) return false;
-        if (v->all[i].task_pred != 1) per_task = false;
+        if (v->all[i].task_pred == 1) per_task = true;
     }
     if (v->size < 2) return true;
     return per_task ? plan_weighted(v, a) : plan_uniform(v, a);

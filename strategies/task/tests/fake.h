@@ -114,7 +114,9 @@ static tide_lb_actions fake_actions(fake *f)
                              fake_fatal,
                              fake_report_plan,
                              fake_reclaim,
-                             fake_report_transfer};
+                             fake_report_transfer,
+                             NULL, /* task_coef: no pooling of task models here */
+                             NULL};
 }
 
 /* The strategy's knobs at their defaults, in its order. */

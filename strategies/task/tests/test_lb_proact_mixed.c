@@ -1,0 +1,242 @@
+/* `proact` on four ranks at once, one thread each, whose allgatherv meets as MPI's does, when
+ * only some ranks have per-task predictions.
+ * 1. Rank 0 knows its tasks (four of 10 s and four of 1 s), rank 1 predicts only its total
+ *    (40 s over 8 tasks, no task model fit), ranks 2 and 3 are idle. One rank without per-task
+ *    weights must not turn the plan uniform (which would ship rank 0's tasks from the back of
+ *    its queue, its light ones): the plan is weighted, rank 0 sends its heavy tasks, rank 1
+ *    counts its tasks at their average weight and sends some, and the predicted maximum falls
+ *    from 44 s to within a heavy task of the mean (21 s).
+ * 2. The same, but rank 1's own guess is 8 s (its region was light until now) while its tasks'
+ *    features say otherwise, and the drivers pool task models: ranks 0, 2 and 3 have fits
+ *    (time = 1, 1.1 and 100 x the feature); rank 1 weighs its tasks with each and adopts the
+ *    median (rank 2's: 48.4 s), so it sends its heavy tasks instead of receiving rank 0's. */
+#define _POSIX_C_SOURCE 200809L /* pthread barriers */
+#include "check.h"
+#include "tide_lb.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#define NP 4
+#define NT 8
+
+static const double weights0[NT] = {10, 10, 10, 10, 1, 1, 1, 1};
+static const double feat1[NT] = {10, 10, 10, 10, 1, 1, 1, 1}; /* rank 1's tasks' feature */
+static const double slope[NP] = {1, 0, 1.1, 100};             /* the fitted ranks' models */
+static bool pooling;                                          /* scenario 2 */
+
+typedef struct rank_ctx {
+    int id;
+    int32_t dest[NT];
+    long selected;     /* offload_selected calls */
+    int offloads;      /* offload calls (the uniform plan's) */
+    bool weighed;      /* task_times was asked */
+    double adopted[2]; /* the coefficients rank 1 adopted last ({0, 0}: none) */
+    double *slot;      /* the allgatherv meeting point */
+    pthread_barrier_t *bar;
+} rank_ctx;
+
+static int mx_offload(void *ctx, int dest, int n)
+{
+    (void)dest;
+    ((rank_ctx *)ctx)->offloads++;
+    return n;
+}
+
+static int mx_offload_selected(void *ctx, const int32_t *dest, long n)
+{
+    rank_ctx *r = ctx;
+    r->selected++;
+    int moved = 0;
+    for (long k = 0; k < n && k < NT; k++) {
+        r->dest[k] = dest[k];
+        moved += dest[k] != r->id;
+    }
+    return moved;
+}
+
+static void mx_allgatherv(void *ctx, const double *mine, int n, const int *counts, double *out)
+{
+    rank_ctx *r = ctx;
+    int at = 0, total = 0;
+    for (int i = 0; i < NP; i++) {
+        if (i == r->id) at = total;
+        total += counts[i];
+    }
+    pthread_barrier_wait(r->bar);
+    memcpy(r->slot + at, mine, sizeof(double) * (size_t)n);
+    pthread_barrier_wait(r->bar);
+    memcpy(out, r->slot, sizeof(double) * (size_t)total);
+    pthread_barrier_wait(r->bar);
+}
+
+static bool mx_task_times(void *ctx, double *times, long n)
+{
+    rank_ctx *r = ctx;
+    r->weighed = true;
+    if (r->id == 1 && r->adopted[1] > 0) {
+        for (long k = 0; k < n && k < NT; k++)
+            times[k] = r->adopted[0] + r->adopted[1] * feat1[k];
+        return n == NT;
+    }
+    if (r->id != 0) return false;
+    for (long k = 0; k < n && k < NT; k++)
+        times[k] = weights0[k];
+    return n == NT;
+}
+
+static int mx_task_coef(void *ctx, double *out, int max)
+{
+    rank_ctx *r = ctx;
+    if (r->id == 1 || max < 2) return 0;
+    out[0] = 0, out[1] = slope[r->id];
+    return 2;
+}
+
+static bool mx_adopt(void *ctx, const double *coef, int n, double *load)
+{
+    rank_ctx *r = ctx;
+    if (r->id != 1 || n != 2) return false;
+    r->adopted[0] = coef[0], r->adopted[1] = coef[1];
+    *load = 0;
+    for (int k = 0; k < NT; k++)
+        *load += coef[0] + coef[1] * feat1[k];
+    return true;
+}
+
+static void mx_fatal(void *ctx, const char *msg)
+{
+    fprintf(stderr, "rank %d: fatal: %s\n", ((rank_ctx *)ctx)->id, msg);
+    check_failures++;
+}
+
+static int mx_reclaim(void *ctx, int n)
+{
+    (void)ctx, (void)n;
+    return 0;
+}
+
+static tide_rank_status all[NP];
+
+static void *run_rank(void *arg)
+{
+    rank_ctx *r = arg;
+    const tide_lb_ops *proact = tide_lb_ops_find("proact");
+    double knob[8];
+    for (size_t k = 0; k < tide_lb_knob_count(proact) && k < 8; k++)
+        knob[k] = proact->knobs[k]->def;
+    char state[64] = {0};
+    uint64_t rng = 1;
+    tide_lb_view v = {.rank = r->id,
+                      .size = NP,
+                      .running = true,
+                      .queued = (long)all[r->id].queued,
+                      .phase_tasks = (long)all[r->id].ntasks,
+                      .threads = 1,
+                      .all = all,
+                      .knob = knob,
+                      .state = state,
+                      .rng = &rng};
+    tide_lb_actions a = {.ctx = r,
+                         .offload = mx_offload,
+                         .offload_selected = mx_offload_selected,
+                         .replicate = mx_offload,
+                         .allgatherv = mx_allgatherv,
+                         .task_times = mx_task_times,
+                         .fatal = mx_fatal,
+                         .reclaim = mx_reclaim,
+                         .task_coef = pooling ? mx_task_coef : NULL,
+                         .adopt_task_coef = pooling ? mx_adopt : NULL};
+    proact->phase_begin(&v, &a);
+    return NULL;
+}
+
+/* Runs the four ranks' phase_begin; r[] holds what each did. */
+static void run(const double *load, rank_ctx *r)
+{
+    for (int i = 0; i < NP; i++)
+        all[i] = (tide_rank_status){.ntasks = i < 2 ? NT : 0,
+                                    .L_pred = load[i],
+                                    .queued = i < 2 ? NT : 0,
+                                    .outstanding = i < 2 ? NT : 0,
+                                    .task_pred = pooling ? i != 1 : i == 0,
+                                    .threads = 1};
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, NP);
+    double slot[NP * NT];
+    pthread_t t[NP];
+    for (int i = 0; i < NP; i++) {
+        r[i] = (rank_ctx){.id = i, .slot = slot, .bar = &bar};
+        for (int k = 0; k < NT; k++)
+            r[i].dest[k] = i;
+        pthread_create(&t[i], NULL, run_rank, &r[i]);
+    }
+    for (int i = 0; i < NP; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&bar);
+}
+
+static void weighted_with_one_unweighted_rank(void)
+{
+    double load[NP] = {44, 40, 0, 0};
+    rank_ctx r[NP];
+    pooling = false;
+    run(load, r);
+
+    /* The plan is weighted on every rank: tasks chosen by position, none by count. */
+    for (int i = 0; i < NP; i++) {
+        CHECK(r[i].weighed);
+        CHECK(r[i].selected == 1);
+        CHECK(r[i].offloads == 0);
+    }
+    /* Predicted loads after the plan: rank 0's moved tasks weigh what its model says, rank 1's
+     * their average (40 / 8). */
+    double after[NP] = {0};
+    int heavy_moved = 0, light_moved = 0, moved1 = 0;
+    for (int k = 0; k < NT; k++) {
+        after[r[0].dest[k]] += weights0[k];
+        if (r[0].dest[k] != 0) weights0[k] > 1 ? heavy_moved++ : light_moved++;
+        after[r[1].dest[k]] += load[1] / NT;
+        moved1 += r[1].dest[k] != 1;
+    }
+    double max_after = 0;
+    for (int i = 0; i < NP; i++)
+        max_after = after[i] > max_after ? after[i] : max_after;
+    printf("moved: rank 0 %d heavy + %d light, rank 1 %d; loads after %.0f %.0f %.0f %.0f\n",
+           heavy_moved, light_moved, moved1, after[0], after[1], after[2], after[3]);
+    CHECK(heavy_moved >= 2);     /* rank 0's surplus (23 s) leaves as heavy tasks */
+    CHECK(moved1 >= 3);          /* rank 1's surplus (19 s) leaves at 5 s a task */
+    CHECK(max_after <= 21 + 10); /* within a heavy task of the mean, from 44 */
+    CHECK(after[2] > 0 && after[3] > 0);
+}
+
+static void pooled_task_models(void)
+{
+    double load[NP] = {44, 8, 0, 0};
+    rank_ctx r[NP];
+    pooling = true;
+    run(load, r);
+    printf("rank 1 adopted %g + %g x feature\n", r[1].adopted[0], r[1].adopted[1]);
+    CHECK(r[1].adopted[0] == 0 && r[1].adopted[1] == 1.1); /* the median of 44, 48.4, 4400 */
+    int heavy1 = 0, to1 = 0;
+    double after[NP] = {0};
+    for (int k = 0; k < NT; k++) {
+        heavy1 += r[1].dest[k] != 1 && feat1[k] > 1;
+        to1 += r[0].dest[k] == 1;
+        after[r[0].dest[k]] += weights0[k];
+        after[r[1].dest[k]] += 1.1 * feat1[k];
+    }
+    printf("rank 1 sends %d heavy tasks, receives %d; loads after %.1f %.1f %.1f %.1f\n", heavy1,
+           to1, after[0], after[1], after[2], after[3]);
+    CHECK(heavy1 >= 2); /* its 48.4 s are above the mean (23.1 s) */
+    CHECK(to1 == 0);    /* not the light rank its own guess said */
+    for (int i = 0; i < NP; i++)
+        CHECK(after[i] <= 23.1 + 11);
+}
+
+int main(void)
+{
+    weighted_with_one_unweighted_rank();
+    pooled_task_models();
+    return CHECK_REPORT("task_test_lb_proact_mixed");
+}
