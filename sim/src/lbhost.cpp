@@ -69,6 +69,19 @@ static void act_report_transfer(void *ctx, double seconds)
     rank_of(ctx)->plan_transfer = seconds;
 }
 
+static int act_task_coef(void *ctx, double *out, int max)
+{
+    return tide_feed_task_coef(&rank_of(ctx)->feed, out, max);
+}
+
+static bool act_adopt_task_coef(void *ctx, const double *coef, int n, double *load)
+{
+    tide_feed *f = &rank_of(ctx)->feed;
+    bool ok = tide_feed_adopt(f, coef, n);
+    if (ok) *load = f->load;
+    return ok;
+}
+
 static void act_fatal(void *ctx, const char *msg)
 {
     sim_rank *R = rank_of(ctx);
@@ -116,6 +129,8 @@ int sim_lb_init(sim_rank *R, char *err, size_t len)
     a.report_plan = nullptr; /* the simulated stats omit plan limits */
     a.reclaim = act_reclaim;
     a.report_transfer = act_report_transfer;
+    a.task_coef = act_task_coef;
+    a.adopt_task_coef = act_adopt_task_coef;
     tide_host_driver d = {R, numbers, enter, leave};
     size_t nall;
     tide_lb_all_knobs(&nall);
