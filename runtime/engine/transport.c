@@ -24,6 +24,7 @@ typedef struct send_slot {
     unsigned char *buf;
     size_t len;
     bool tasks; /* a message of offloaded tasks */
+    bool burst; /* ... of a plan's burst (tide_drain_posted) */
 } send_slot;
 
 struct tide_transport {
@@ -126,7 +127,7 @@ static void post(tide_rt *rt, int dest, unsigned char *buf, size_t len, bool tas
     double t0 = rt->trace ? tide_now() : 0;
     MPI_Isend(buf, (int)len, MPI_BYTE, dest, TAG_MSG, rt->data_comm, &tp->reqs[tp->nsends]);
     if (rt->trace) tide_trace_send(rt->trace, dest, buf, len, t0, tide_now());
-    tp->slots[tp->nsends] = (send_slot){buf, len, tasks};
+    tp->slots[tp->nsends] = (send_slot){buf, len, tasks, tasks && tide_drain_posted(&tp->drain)};
     tp->nsends++;
     rt->inflight_bytes += len;
     rt->bytes_sent += len;
@@ -160,7 +161,7 @@ bool tide_transport_complete(tide_rt *rt)
         rt->inflight_bytes -= s->len;
         if (s->tasks) {
             if (!now) now = tide_now();
-            tide_drain_completed(&tp->drain, (double)s->len, now);
+            tide_drain_completed(&tp->drain, (double)s->len, now, s->burst);
         }
         free(s->buf);
         s->buf = NULL;

@@ -22,6 +22,7 @@
 static void start_send(sim_rank *R, sim_msg *m, bool channel)
 {
     m->channel = channel;
+    m->burst = m->kind == M_TASKS && !m->copy && tide_drain_posted(&R->drain);
     if (channel) {
         R->busy[(size_t)m->dest] = 1;
         R->inflight += m->bytes;
@@ -58,7 +59,7 @@ void sim_channel_free(sim_rank *R, const sim_msg *m)
     R->busy[(size_t)m->dest] = 0;
     R->inflight -= m->bytes;
     if (m->kind == M_TASKS && !m->copy) { /* where libtide's MPI_Testsome sees it complete */
-        tide_drain_completed(&R->drain, m->bytes, now());
+        tide_drain_completed(&R->drain, m->bytes, now(), m->burst);
     }
     sim_wake_sender(R);
 }
@@ -99,7 +100,7 @@ static bool send_one_message(sim_rank *R, int dest, std::deque<int> *q)
     double len = p.len;
     if (n == 0) return false;
     sim_msg *m = new sim_msg();
-    *m = sim_msg{M_TASKS, R->id, dest, R->phase, {}, false, false, 0, {}, len};
+    *m = sim_msg{M_TASKS, R->id, dest, R->phase, {}, false, false, 0, {}, len, false};
     for (int i = 0; i < n; i++) {
         int tid = q->front();
         q->pop_front();

@@ -162,6 +162,7 @@ typedef struct sim_msg {
     double took;            /* M_RESULT: the measured execution time */
     tide_control ctl;       /* M_CONTROL */
     double bytes;
+    bool burst; /* M_TASKS of a plan's burst (tide_drain_posted) */
 } sim_msg;
 
 /* The per-phase record every rank contributes to the statistics (runtime's tide_rank_record). */

@@ -15,6 +15,7 @@
 #define TIDE_PLAN_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -194,34 +195,42 @@ int tide_plan_transfer_order(int32_t np, tide_xfer_send *sends, size_t n);
 int tide_plan_transfer(int32_t np, const tide_xfer_rank *rank, tide_xfer_send *sends, size_t n,
                        double *finish);
 
-/* The rate a rank's burst of moves drains at (send_bw in the status and the statistics): bytes
- * of the task messages that completed while other own tasks waited to be posted (the in-flight
- * bound was full, or a throttle held them), over the time they waited (the backlog). That is
- * whatever limits a burst: MPI, the receivers' comm threads matching the messages, the sender's
- * own turns on a busy node. A few tasks that leave at once (react's moves) measure a message's
- * latency, not this rate, and leave the estimate as it was. The estimate is the best rate of
+/* The rate a rank's burst of moves drains at (send_bw in the status and the statistics): the
+ * bytes of a plan's task messages over the time from the burst's first task waiting to leave
+ * until its last message completed (while tasks wait, the in-flight bound is full or a throttle
+ * holds them; then the messages posted in the burst finish). That is whatever limits a burst:
+ * MPI, the network, the receivers' comm threads matching the messages, the sender's own turns
+ * on a busy node. A burst that MPI takes at once (small tasks, a bound that never fills) is
+ * measured too, from its post to its last completion: a slow network shows there. Task
+ * messages outside a plan's burst (react's moves, one partner at a time) are not counted.
+ * The estimate is the best rate of
  * the last TIDE_DRAIN_PHASES phases that measured one: on a busy node the rate swings several
  * times from phase to phase, and a plan made for the slow moments keeps on the sender work that
  * the fast ones would have moved; proact's safety net covers the slow moments instead. The
  * caller passes its clock (libtide's tide_now, tide-sim's simulated time). */
 #define TIDE_DRAIN_PHASES 4
 typedef struct tide_drain {
-    int open; /* a backlog is open, since `since` */
+    int open;     /* tasks of the burst wait to be posted */
+    int burst;    /* a burst is being measured, since `since` */
+    long pending; /* its posted task messages not completed yet */
     double since;
-    double time, bytes; /* this phase's backlog time and the task bytes completed in it */
+    double time, bytes; /* this phase's burst time and the burst's task bytes completed in it */
     double last_done;   /* when this phase's last task message completed; 0: none */
     double rate[TIDE_DRAIN_PHASES]; /* bytes/s of the last phases that measured one (0: none) */
     int next;                       /* where the next phase's rate goes */
 } tide_drain;
 
-/* Tasks of a plan wait to be posted (a no-op while a backlog is open). Only a plan's burst
- * opens a backlog: reactive moves go to one partner at a time, and measured 10-40x below the
- * rate of a plan's burst to many receivers. */
+/* Tasks of a plan wait to be posted: a burst begins (or goes on). Only a plan's burst is
+ * measured: reactive moves go to one partner at a time, and measured 10-40x below the rate of a
+ * plan's burst to many receivers. */
 void tide_drain_waiting(tide_drain *d, double now);
-/* None waits any more: the backlog ends. */
+/* None waits any more: the burst ends when its posted messages have completed. */
 void tide_drain_flowing(tide_drain *d, double now);
-/* A task message of len bytes completed. */
-void tide_drain_completed(tide_drain *d, double len, double now);
+/* A task message is posted: true when it belongs to the burst being measured (the driver keeps
+ * the answer with the message and passes it to tide_drain_completed). */
+bool tide_drain_posted(tide_drain *d);
+/* A task message of len bytes completed; burst: what tide_drain_posted said when it was posted. */
+void tide_drain_completed(tide_drain *d, double len, double now, bool burst);
 /* At phase end: folds the phase in, returns the estimate (bytes/s, 0: never measured) and in
  * *last_done when the phase's last task message completed (0: none), and starts a new phase. */
 double tide_drain_phase_end(tide_drain *d, double now, double *last_done);

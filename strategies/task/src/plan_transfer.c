@@ -213,22 +213,37 @@ int tide_plan_transfer(int32_t np, const tide_xfer_rank *rank, tide_xfer_send *s
 
 /* ---- the drain rate (tide_plan.h) ------------------------------------------------------------ */
 
+static void burst_end(tide_drain *d, double now)
+{
+    d->time += now - d->since;
+    d->burst = 0;
+}
+
 void tide_drain_waiting(tide_drain *d, double now)
 {
-    if (!d->open) d->open = 1, d->since = now;
+    if (!d->burst) d->burst = 1, d->since = now;
+    d->open = 1;
 }
 
 void tide_drain_flowing(tide_drain *d, double now)
 {
-    if (!d->open) return;
-    d->time += now - d->since;
     d->open = 0;
+    if (d->burst && d->pending == 0) burst_end(d, now);
 }
 
-void tide_drain_completed(tide_drain *d, double len, double now)
+bool tide_drain_posted(tide_drain *d)
 {
-    if (d->open) d->bytes += len;
+    if (!d->burst) return false;
+    d->pending++;
+    return true;
+}
+
+void tide_drain_completed(tide_drain *d, double len, double now, bool burst)
+{
     d->last_done = now;
+    if (!burst || d->pending <= 0) return;
+    d->bytes += len;
+    if (--d->pending == 0 && !d->open && d->burst) burst_end(d, now);
 }
 
 double tide_drain_rate(const tide_drain *d)
@@ -241,7 +256,7 @@ double tide_drain_rate(const tide_drain *d)
 
 double tide_drain_phase_end(tide_drain *d, double now, double *last_done)
 {
-    if (d->open) { /* a backlog open at the phase end: counted so far, and goes on */
+    if (d->burst) { /* a burst still running at the phase end: counted so far, and goes on */
         d->time += now - d->since;
         d->since = now;
     }

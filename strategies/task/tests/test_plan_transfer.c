@@ -133,33 +133,49 @@ static void random_plans(void)
     }
 }
 
-/* The drain rate: only what completes while tasks wait to leave counts, over the time they
- * wait; the estimate is the best of the last TIDE_DRAIN_PHASES phases that measured one. */
+/* The drain rate: a plan's burst, from its first task waiting to leave until its last posted
+ * message completed, over the bytes of those messages; messages outside a burst do not count;
+ * the estimate is the best of the last TIDE_DRAIN_PHASES phases that measured one. */
 static void drain_rate(void)
 {
     tide_drain d = {0};
     double last;
-    tide_drain_completed(&d, 5e6, 0.5); /* a move that left at once: no backlog, no rate */
+    CHECK(!tide_drain_posted(&d)); /* a reactive move: no burst */
+    tide_drain_completed(&d, 5e6, 0.5, false);
     CHECK(tide_drain_phase_end(&d, 0.6, &last) == 0 && last == 0.5);
     tide_drain_waiting(&d, 1);
-    tide_drain_waiting(&d, 1.5); /* already waiting: the backlog began at 1 */
-    tide_drain_completed(&d, 1e6, 2);
-    tide_drain_flowing(&d, 3);
-    tide_drain_completed(&d, 7e6, 4); /* after the backlog: latency, not rate */
-    CHECK(fabs(tide_drain_phase_end(&d, 5, &last) - 5e5) < 1e-6 && last == 4);
-    CHECK(tide_drain_phase_end(&d, 6, &last) == 5e5 && last == 0); /* nothing sent: kept */
+    tide_drain_waiting(&d, 1.5); /* already waiting: the burst began at 1 */
+    CHECK(tide_drain_posted(&d) && tide_drain_posted(&d));
+    tide_drain_completed(&d, 1e6, 2, true);
+    tide_drain_flowing(&d, 3);              /* none waits, one message still in flight */
+    tide_drain_completed(&d, 7e6, 4, true); /* the burst's last: 8e6 bytes in 3 s */
+    CHECK(!tide_drain_posted(&d));          /* after the burst */
+    tide_drain_completed(&d, 9e6, 4.5, false);
+    CHECK(fabs(tide_drain_phase_end(&d, 5, &last) - 8e6 / 3) < 1e-6 && last == 4.5);
+    CHECK(fabs(tide_drain_phase_end(&d, 6, &last) - 8e6 / 3) < 1e-6 && last == 0); /* kept */
+    /* A burst MPI takes at once (all posted before the first completes): measured too. */
+    tide_drain d2 = {0};
+    tide_drain_waiting(&d2, 10);
+    for (int k = 0; k < 4; k++)
+        CHECK(tide_drain_posted(&d2));
+    tide_drain_flowing(&d2, 10);
+    for (int k = 0; k < 4; k++)
+        tide_drain_completed(&d2, 1e5, 10.1 * (k + 1) / 4 + 10 * (1 - (k + 1) / 4.0), true);
+    CHECK(fabs(tide_drain_phase_end(&d2, 11, &last) - 4e5 / 0.1) < 1e-3);
     for (int p = 0; p < TIDE_DRAIN_PHASES; p++) { /* slower phases push the fast one out */
         tide_drain_waiting(&d, 10 + p);
-        tide_drain_completed(&d, 1e5, 10.5 + p);
-        tide_drain_flowing(&d, 11 + p);
+        CHECK(tide_drain_posted(&d));
+        tide_drain_flowing(&d, 10.2 + p);
+        tide_drain_completed(&d, 1e5, 11 + p, true);
         double rate = tide_drain_phase_end(&d, 11 + p, &last);
-        CHECK(p < TIDE_DRAIN_PHASES - 1 ? rate == 5e5 : fabs(rate - 1e5) < 1e-6);
+        CHECK(p < TIDE_DRAIN_PHASES - 1 ? fabs(rate - 8e6 / 3) < 1e-6 : fabs(rate - 1e5) < 1e-6);
     }
-    tide_drain_waiting(&d, 20); /* a backlog open at the phase end counts so far, goes on */
-    tide_drain_completed(&d, 4e6, 20.5);
+    tide_drain_waiting(&d, 20); /* a burst running at the phase end counts so far, goes on */
+    CHECK(tide_drain_posted(&d) && tide_drain_posted(&d));
+    tide_drain_completed(&d, 4e6, 20.5, true);
     CHECK(fabs(tide_drain_phase_end(&d, 21, &last) - 4e6) < 1e-6);
-    tide_drain_completed(&d, 1e6, 21.5);
-    tide_drain_flowing(&d, 22);
+    tide_drain_flowing(&d, 21.2);
+    tide_drain_completed(&d, 1e6, 22, true);
     CHECK(fabs(tide_drain_phase_end(&d, 23, &last) - 4e6) < 1e-6 &&
           d.rate[(d.next + 3) % 4] == 1e6);
 }
