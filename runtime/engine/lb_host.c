@@ -83,10 +83,7 @@ static int act_task_coef(void *ctx, double *out, int max)
 
 static bool act_adopt_task_coef(void *ctx, const double *coef, int n, double *load)
 {
-    tide_feed *f = &((tide_rt *)ctx)->feed;
-    bool ok = tide_feed_adopt(f, coef, n);
-    if (ok) *load = f->load;
-    return ok;
+    return tide_feed_adopt(&((tide_rt *)ctx)->feed, coef, n, load);
 }
 
 /* The view's numbers, from the runtime. */

@@ -59,7 +59,11 @@ void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int m
     }
     out->R_imb = out->W_avg > 0 ? out->W_max / out->W_avg - 1 : 0;
     out->ideal = fmax(out->L_total / ((double)log->nranks * threads), task_max);
-    out->time = r[0].time;
+    /* The phase lasts until its last rank leaves tide_taskwait: under `none` no termination
+     * protocol holds a light rank 0 until the heavy ranks finish, so its own time would not do. */
+    out->time = 0;
+    for (int i = 0; i < log->nranks; i++)
+        if (r[i].time > out->time) out->time = r[i].time;
     out->W_self = r[me].W;
     out->L_self = r[me].L;
     out->L_pred_self = r[me].L_pred;

@@ -31,6 +31,7 @@ void sim_record_fill(sim_rank *R, sim_record *rec)
 
 typedef struct phase_figures {
     double W_max, W_avg, L_total, R_imb, ideal, task_max;
+    double time; /* the longest rank's phase, as runtime/engine/stats.c */
     double tasks, offloaded, bytes;
     bool have_pred;
 } phase_figures;
@@ -41,6 +42,7 @@ static phase_figures figures(const sim *S, const std::vector<sim_record> &r)
     f.have_pred = true;
     for (const sim_record &x : r) {
         if (x.W > f.W_max) f.W_max = x.W;
+        if (x.time > f.time) f.time = x.time;
         f.W_avg += x.W / S->P;
         f.L_total += x.L;
         f.tasks += x.tasks;
@@ -84,7 +86,7 @@ static void write_phase(FILE *f, const sim *S, int p)
 {
     const std::vector<sim_record> &r = S->log[(size_t)p];
     phase_figures x = figures(S, r);
-    fprintf(f, "%s\n    {\"phase\": %d, \"time\": %.9g, ", p ? "," : "", p, r[0].time);
+    fprintf(f, "%s\n    {\"phase\": %d, \"time\": %.9g, ", p ? "," : "", p, x.time);
     array(f, "W", r, &sim_record::W, false);
     fprintf(f, ", ");
     array(f, "L", r, &sim_record::L, false);
@@ -195,7 +197,7 @@ static void write_summary(FILE *f, const sim *S)
     long served[TIDE_SERVED_COUNT] = {0};
     for (const auto &r : S->log) {
         phase_figures x = figures(S, r);
-        W_par += x.W_max, W_avg += x.W_avg, time += r[0].time, ideal += x.ideal;
+        W_par += x.W_max, W_avg += x.W_avg, time += x.time, ideal += x.ideal;
         tasks += x.tasks, moved += x.offloaded, bytes += x.bytes;
         for (const sim_record &rec : r) {
             all.add(rec);
@@ -240,7 +242,7 @@ void sim_stats_print_summary(const sim *S, FILE *out)
     double W_par = 0, W_avg = 0, time = 0, ideal = 0, tasks = 0, moved = 0, bytes = 0;
     for (const auto &r : S->log) {
         phase_figures x = figures(S, r);
-        W_par += x.W_max, W_avg += x.W_avg, time += r[0].time, ideal += x.ideal;
+        W_par += x.W_max, W_avg += x.W_avg, time += x.time, ideal += x.ideal;
         tasks += x.tasks, moved += x.offloaded, bytes += x.bytes;
     }
     fprintf(out,

@@ -103,9 +103,10 @@ int tide_feed_task_coef(const tide_feed *f, double *out, int max);
 /* Weighs the predicted phase's tasks with coefficients of another rank's task model (the same
  * features and degree everywhere: the proactive plan pools them, proact.c) and serves their sum
  * as this rank's load, with per-task weights. For a rank whose own task model has no fit yet
- * (its tasks' features never varied), when other ranks' fits exist. False, nothing changed,
- * when the feed has no predicted tasks or the coefficients do not fit them. */
-bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef);
+ * (its tasks' features never varied), when other ranks' fits exist; *load (may be NULL) gets the
+ * new load. False, nothing changed, when the feed has no predicted tasks or the coefficients do not
+ * fit them. */
+bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef, double *load);
 
 /* The weight of the task in row `row` of the phase's tasks, 0 without one. */
 static inline double tide_feed_weight(const tide_feed *f, long row)

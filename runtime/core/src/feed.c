@@ -130,7 +130,7 @@ int tide_feed_task_coef(const tide_feed *f, double *out, int max)
     return n > 0 ? n : 0;
 }
 
-bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef)
+bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef, double *load)
 {
     if (!f->model || !f->collect || f->rows <= 0 ||
         !reserve(&f->weights, &f->weights_cap, (size_t)f->rows))
@@ -145,6 +145,7 @@ bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef)
     f->load = sum;
     f->source = TIDE_SRC_MODEL;
     f->model_code = TIDE_FEED_MODEL_POOLED;
+    if (load) *load = sum;
     return true;
 }
 

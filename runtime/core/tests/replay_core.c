@@ -136,10 +136,7 @@ static int act_task_coef(void *ctx, double *out, int max)
 
 static bool act_adopt_task_coef(void *ctx, const double *coef, int n, double *load)
 {
-    tide_feed *f = &((replay_rank *)ctx)->feed;
-    bool ok = tide_feed_adopt(f, coef, n);
-    if (ok) *load = f->load;
-    return ok;
+    return tide_feed_adopt(&((replay_rank *)ctx)->feed, coef, n, load);
 }
 
 static void *phase_begin(void *arg)

@@ -97,8 +97,9 @@ static void task_model_serves_and_weighs(void)
     CHECK(tide_feed_predict(&f, &t) == TIDE_PRED_OK);
     for (int j = 0; j < nc; j++)
         c[j] *= 2;
-    CHECK(!tide_feed_adopt(&f, c, nc - 1) && f.model_code == TIDE_FEED_MODEL_TASK);
-    CHECK(tide_feed_adopt(&f, c, nc));
+    CHECK(!tide_feed_adopt(&f, c, nc - 1, NULL) && f.model_code == TIDE_FEED_MODEL_TASK);
+    double adopted = 0;
+    CHECK(tide_feed_adopt(&f, c, nc, &adopted) && adopted == f.load);
     CHECK(fabs(f.load - 2 * L) < 1e-6 * L && f.per_task && f.nweights == NTASKS);
     CHECK(fabs(tide_feed_weight(&f, 5) - 2 * times[5]) < 1e-6 * times[5]);
     CHECK(tide_feed_served(f.load, f.source, f.model_code) == TIDE_SERVED_POOLED);
