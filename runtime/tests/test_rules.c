@@ -45,15 +45,17 @@ int main(int argc, char **argv)
         }
         double t0 = now();
         CHECK_OK(tide_taskwait());
-        double waited = now() - t0;
+        double waited = now() - t0, longest;
+        /* The phase's time is its longest rank's taskwait (docs/stats.md). */
+        MPI_Allreduce(&waited, &longest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         for (int t = 0; t < TASKS; t++)
             for (int i = 0; i < N; i++)
                 CHECK(y[t][i] == x[t][i] + halo, "phase %d task %d: wrong result", p, t);
         tide_phase_stats st;
         CHECK_OK(tide_stats_last_phase(&st));
         if (rank == 0)
-            CHECK(st.time <= waited + 1e-6 && st.time > 0.5 * waited,
-                  "phase time %.4f s, the taskwait took %.4f s", st.time, waited);
+            CHECK(st.time <= longest + 1e-6 && st.time > 0.5 * longest,
+                  "phase time %.4f s, the longest taskwait took %.4f s", st.time, longest);
         sum_time += st.time;
         /* The application's own MPI between phases: a ring exchange and an allreduce. */
         double right = 0;
