@@ -112,8 +112,9 @@ static bool cost_weighted(const tide_lb_view *v, const tide_lb_actions *a, const
 }
 
 typedef struct candidate {
-    double load;
-    int rank;
+    double load; /* this rank's tasks weighed with the vector */
+    int rank;    /* whose vector, at `at` in the gathered vectors */
+    long at;
 } candidate;
 
 static int by_load(const void *x, const void *y)
@@ -139,10 +140,10 @@ static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
 {
     int np = v->size, me = v->rank;
     if (!a->task_coef || !a->adopt_task_coef) return false;
-    bool with = false, without = false;
+    int with = 0;
     for (int i = 0; i < np; i++)
-        v->all[i].task_pred == 1 ? (with = true) : (without = true);
-    if (!with || !without) return false;
+        with += v->all[i].task_pred == 1;
+    if (with == 0 || with == np) return false;
     double mine[TIDE_LB_COEF_MAX], n_me = 0;
     if (v->all[me].task_pred == 1) n_me = a->task_coef(a->ctx, mine, TIDE_LB_COEF_MAX);
     int *counts = malloc((size_t)np * sizeof *counts);
@@ -163,14 +164,12 @@ static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
         long at = 0;
         for (int i = 0; i < np; at += counts[i], i++)
             if (counts[i] > 0 && a->adopt_task_coef(a->ctx, all + at, counts[i], &cand[m].load))
-                cand[m++].rank = i;
-        if (m > 0) {
+                cand[m].rank = i, cand[m++].at = at;
+        if (m > 0) { /* the last call wins: the median vector's, adopted again */
             qsort(cand, (size_t)m, sizeof *cand, by_load);
-            at = 0;
-            for (int i = 0; i < cand[m / 2].rank; i++)
-                at += counts[i];
+            const candidate *med = &cand[m / 2];
             double load;
-            a->adopt_task_coef(a->ctx, all + at, counts[cand[m / 2].rank], &load);
+            a->adopt_task_coef(a->ctx, all + med->at, counts[med->rank], &load);
         }
     }
     free(counts), free(ns), free(cand), free(all);
