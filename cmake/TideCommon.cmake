@@ -40,10 +40,10 @@ if(TIDE_SANITIZE)
 endif()
 
 # The task strategies' names: the list registry.c's table is generated from
-# (strategies/task/registry.cmake), so that test lists iterate over the registry instead of
+# (offload/registry.cmake), so that test lists iterate over the registry instead of
 # repeating it. `none` and the engine test mode `random` are left out: they balance nothing.
 function(tide_task_strategy_names out)
-  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../strategies/task/registry.cmake)
+  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../offload/registry.cmake)
   set(names ${TIDE_TASK_STRATEGIES})
   list(REMOVE_ITEM names random)
   list(SORT names)
@@ -64,10 +64,10 @@ function(tide_registry_header out macro prefix source)
 endfunction()
 
 # The global strategies' names: the list global_registry.c's table is generated from
-# (strategies/global/registry.cmake). `none` and the control `random` are left out: they balance
+# (rescheduling/registry.cmake). `none` and the control `random` are left out: they balance
 # nothing.
 function(tide_global_strategy_names out)
-  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../strategies/global/registry.cmake)
+  include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../rescheduling/registry.cmake)
   set(names ${TIDE_GLOBAL_STRATEGIES})
   list(REMOVE_ITEM names none random)
   set(${out} ${names} PARENT_SCOPE)

@@ -206,7 +206,7 @@ void tide_wire_finish_result(tide_task *t, uint32_t phase, int me);
 
 typedef struct tide_rt tide_rt;
 
-/* The strategy chosen by TIDE_LB (strategies/task, tide_lb.h), its state and knob values, and
+/* The strategy chosen by TIDE_LB (offload, tide_lb.h), its state and knob values, and
  * the actions that give it the engine's services. Comm thread only after init. */
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
 void tide_lb_host_free(tide_rt *rt);

@@ -292,7 +292,7 @@ static bool encodable(tide_rt *rt, tide_task *t, tide_fnid *id)
 
 /* How many of a destination's waiting tasks the next message takes (tide_send_pack). Packing
  * pays for small tasks, whose per-message cost dominates; a huge package only adds page faults
- * (bench/micro_bandwidth.c). */
+ * (runtime/bench/micro_bandwidth.c). */
 static bool measure_one(tide_queue *q, tide_task *t, void *arg)
 {
     (void)q;

@@ -205,7 +205,7 @@ TIDE_API int tide_stats_last_phase(tide_phase_stats *out);
  * A persistent object (a Charm++ chare) is a state buffer plus an iteration function. It lives on
  * one rank at a time; tide_objects_iterate() runs every object's function once, as a Tide task on
  * the object's current owner, and every TIDE_LB_PERIOD iterations the global strategy
- * TIDE_GLOBAL_LB (a name of strategies/global/registry.cmake; docs/config.md lists them) computes
+ * TIDE_GLOBAL_LB (a name of rescheduling/registry.cmake; docs/config.md lists them) computes
  * a new mapping from the measured object loads, and objects migrate
  * with their state. Objects send each other messages by id; a message sent during iteration k is
  * delivered to the target at its iteration k+1, wherever it lives by then.

@@ -11,7 +11,7 @@
  * (object id, new owner) are allgathered afterwards, to keep the replicated directory that routes
  * object messages: no rank ever holds the loads of other ranks' objects.
  *
- * The per-rank rules are the pure steps of strategies/global (tide_packdrop_*, tide_distributed_*,
+ * The per-rank rules are the pure steps of rescheduling (tide_packdrop_*, tide_distributed_*,
  * tide_gossip_peers) with the same per-rank seeds (tide_global_rank_seed) as the simulations there
  * (tide_global_packdrop_sim, tide_global_distributed_sim). The simulations resolve the order in
  * which messages arrive differently, so a real run's mapping may differ from the simulated one.

@@ -1,5 +1,5 @@
 /* One global rescheduling: every rank gathers the same loads and communication graph, runs the
- * same pure strategy (strategies/global) on the same bytes, and so obtains the same mapping without
+ * same pure strategy (rescheduling) on the same bytes, and so obtains the same mapping without
  * broadcasting it; then each state buffer travels once, from its old owner to its new one. */
 #include "layer.h"
 

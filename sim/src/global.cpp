@@ -2,7 +2,7 @@
  * timed: how long P ranks take to agree on a new mapping, and to move the objects.
  *
  * Centralized strategies do what runtime/src/objects_lb.c does: every rank allgathers every
- * object's load and runs the same pure core (strategies/global), whose measured CPU time is the
+ * object's load and runs the same pure core (rescheduling), whose measured CPU time is the
  * simulated compute time. PackDrop does what runtime/src/objects_dlb.c does, message by message:
  * two sums (allreduce), batch assembly on overloaded ranks, push gossip of the underloaded ranks
  * in rounds (a sparse exchange: synchronous sends, then a barrier, as MPI's NBX; then a

@@ -1,6 +1,6 @@
 /* tide-sim's internals: Tide's phase loop over P simulated ranks on SimGrid (docs/sim.md).
  *
- * The real task strategies (strategies/task), planners and load models (predictor/) decide;
+ * The real task strategies (offload), planners and load models (predictor/) decide;
  * this program only plays the engine's part: queues, workers, the comm thread's protocol and
  * its messages, as SimGrid actors and simulated communications. C++ is confined to this
  * folder because SimGrid's S4U interface is C++; the code reads as C otherwise.

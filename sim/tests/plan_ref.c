@@ -1,6 +1,6 @@
 /* The proactive plan an exact-prediction run of tide-sim must carry out, computed here by the
  * planners alone from the mxm preset's task counts, as proact's uniform path makes it
- * (strategies/task/src/proact.c): tide_plan_proact, then the moves that pay for their transfer
+ * (offload/src/proact.c): tide_plan_proact, then the moves that pay for their transfer
  * (tide_plan_transfer). One line "phase from to count" per pair, in the format of tide-sim
  * --moves.
  *

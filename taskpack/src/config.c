@@ -1,4 +1,4 @@
-/* TaskPack's knobs as rows of Tide's knob table (common/include/tide_knob.h): the one parser
+/* TaskPack's knobs as rows of Tide's knob table (knobs/include/tide_knob.h): the one parser
  * reads them, with its ranges and its error line, prefixed "taskpack: " as every line the
  * library prints. Every bad value is an error, never a silent default. */
 #include "config.h"

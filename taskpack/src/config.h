@@ -27,7 +27,7 @@ struct tp_config {
     char report[4096];   /* TASKPACK_REPORT, "" when unset (no JSON) */
 };
 
-/* The TASKPACK_* rows of Tide's knob table (common/include/tide_knob.h), parsed by its parser. */
+/* The TASKPACK_* rows of Tide's knob table (knobs/include/tide_knob.h), parsed by its parser. */
 extern const tide_knob_table tp_config_table;
 
 /* Read the configuration through `get` (getenv in the library, a table in tests): the defaults,

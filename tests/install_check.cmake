@@ -47,7 +47,7 @@ if(rc)
   message(FATAL_ERROR "pkg-config does not know tide (PKG_CONFIG_PATH=${pcdir})")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
-run("cc hello.c $(pkg-config --cflags --libs tide)" cc ${SRC}/../../examples/hello.c ${flags}
+run("cc hello.c $(pkg-config --cflags --libs tide)" cc ${SRC}/../examples/hello.c ${flags}
   -o ${WORK}/hello_pc)
 run("the pkg-config program without LD_LIBRARY_PATH" ${MPIEXEC} -n 2 ${WORK}/hello_pc)
 run("cc of a program calling MPI itself with pkg-config tide" cc -I${SRC}
@@ -58,7 +58,7 @@ execute_process(COMMAND pkg-config --cflags tide OUTPUT_VARIABLE cflags
   OUTPUT_STRIP_TRAILING_WHITESPACE)
 separate_arguments(cflags UNIX_COMMAND "${cflags}")
 run("a tool library with pkg-config --cflags tide" cc -shared -fPIC ${cflags}
-  ${SRC}/../../predictor/tests/tool_sample.c -o ${WORK}/tool_pc.so)
+  ${SRC}/../predictor/tests/tool_sample.c -o ${WORK}/tool_pc.so)
 run("the program loading it" ${CMAKE_COMMAND} -E env TIDE_TOOL=${WORK}/tool_pc.so ${MPIEXEC} -n 2
   ${WORK}/hello_pc)
 message("installed Tide works through find_package (C, C++-only), pkg-config and the tool API")

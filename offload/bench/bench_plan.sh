@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the offload planner benchmark in its own build dir (Release) and prints planner times
 # at 64, 256, 1024 and 4096 ranks, the growth ratio per 4x ranks, and the 1 ms target at 1024.
-# Usage: strategies/task/bench/bench_plan.sh [build-dir] [reps]
+# Usage: offload/bench/bench_plan.sh [build-dir] [reps]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-/tmp/build-offload-bench}

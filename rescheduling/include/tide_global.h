@@ -127,7 +127,7 @@ int tide_global_distributed(const tide_global_input *in, const tide_global_param
                             int32_t *new_owner);
 
 /* ---------------------------------------------------------------------------------------------
- * Registry: the strategies by name, in the order of strategies/global/registry.cmake. A strategy
+ * Registry: the strategies by name, in the order of rescheduling/registry.cmake. A strategy
  * is its file, which defines `const tide_global_strategy tide_global_strategy_<name>`, and its
  * name in that list.
  * ------------------------------------------------------------------------------------------- */

@@ -4,7 +4,7 @@
 #ifndef TIDE_GLOBAL_FIXTURE_H
 #define TIDE_GLOBAL_FIXTURE_H
 
-#include "../../task/tests/check.h" /* the planner tests' assertion macros */
+#include "../../offload/tests/check.h" /* the planner tests' assertion macros */
 #include "tide_global.h"
 
 #include <stdlib.h>

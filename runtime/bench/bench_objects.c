@@ -6,7 +6,7 @@
  * strategy: medians of decision, gather and migration time (max over ranks), objects moved, and
  * the max/avg rank load before and after (the strategy's view of the measured loads).
  * Usage: bench_objects [N [REPS [UNIT [STATE_BYTES]]]] */
-#include "test_util.h"
+#include "micro.h"
 #include "tide.h"
 
 #include <string.h>
@@ -40,7 +40,7 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-    CHECK_OK(tide_init(&argc, &argv));
+    MICRO_CHECK_OK(tide_init(&argc, &argv));
     int64_t n = argc > 1 ? atoll(argv[1]) : 4096;
     int reps = argc > 2 ? atoi(argv[2]) : 5;
     uint64_t unit = argc > 3 ? strtoull(argv[3], NULL, 10) : 200;
@@ -63,20 +63,20 @@ int main(int argc, char **argv)
                 if (owner != rank) continue;
                 uint64_t turns = unit * (uint64_t)(1 + k % 8);
                 memcpy(state, &turns, sizeof turns);
-                CHECK_OK(tide_object_create(k, state, bytes, spin));
+                MICRO_CHECK_OK(tide_object_create(k, state, bytes, spin));
             }
-            CHECK_OK(tide_objects_set_lb(names[s], 2));
-            CHECK_OK(tide_objects_iterate());
-            CHECK_OK(tide_objects_iterate());
+            MICRO_CHECK_OK(tide_objects_set_lb(names[s], 2));
+            MICRO_CHECK_OK(tide_objects_iterate());
+            MICRO_CHECK_OK(tide_objects_iterate());
             tide_objects_stats st;
-            CHECK_OK(tide_objects_stats_get(&st));
-            CHECK(st.reschedules == 1, "%s: %lld reschedulings", names[s],
-                  (long long)st.reschedules);
+            MICRO_CHECK_OK(tide_objects_stats_get(&st));
+            MICRO_CHECK(st.reschedules == 1, "%s: %lld reschedulings", names[s],
+                        (long long)st.reschedules);
             last = st.last;
             dec[r] = last.decision_s;
             gat[r] = last.gather_s;
             mig[r] = last.migrate_s;
-            CHECK_OK(tide_objects_finalize());
+            MICRO_CHECK_OK(tide_objects_finalize());
         }
         if (rank == 0)
             printf("%-12s %5d %7lld %12.6f %12.6f %12.6f %7lld %9.3f %9.3f %3lld+%-3lld\n",
@@ -90,6 +90,6 @@ int main(int argc, char **argv)
     free(dec);
     free(gat);
     free(mig);
-    CHECK_OK(tide_finalize());
+    MICRO_CHECK_OK(tide_finalize());
     return 0;
 }

@@ -3,7 +3,7 @@
  * tide_global_params_default, and every value the table accepts (each range's ends) is accepted
  * by the strategies, so a knob can never pass the parser and then fail a strategy.
  */
-#include "../../task/tests/check.h"
+#include "../../offload/tests/check.h"
 #include "tide_global_knobs.h"
 
 #include <stdint.h>

@@ -2,7 +2,7 @@
 # Builds the global strategy benchmark (Release) in its own build dir and prints the decision
 # time of every strategy at 8 .. 4096 ranks, then the growth of each time from 512 to 4096 ranks
 # (8x ranks, 8x objects) and the ratio of each to greedy at 4096 ranks.
-# Usage: strategies/global/bench/bench_global.sh [build-dir] [reps] [objects-per-rank ...]
+# Usage: rescheduling/bench/bench_global.sh [build-dir] [reps] [objects-per-rank ...]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-/tmp/build-global-bench}

@@ -24,7 +24,7 @@ case $kind in
 json)
   python3 "$here/trace_check.py" "$TIDE_TRACE" "$TIDE_STATS" "${check[@]}" ;;
 gantt)
-  "$here/../../scripts/trace-gantt" "$TIDE_TRACE" -o "$dir/gantt.png" --width 800 --height 400 \
+  "$here/../scripts/trace-gantt" "$TIDE_TRACE" -o "$dir/gantt.png" --width 800 --height 400 \
     | tee "$dir/gantt.out"
   python3 - "$dir/gantt.png" "$dir/gantt.out" "$TIDE_TRACE" "$TIDE_STATS" <<'PY'
 import json, re, struct, sys
