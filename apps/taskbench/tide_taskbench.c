@@ -56,6 +56,8 @@ struct graph_state {
     task_graph_t g;
     long first, last; /* own points, inclusive */
     char *out[2];     /* [timestep % 2][point * output_bytes] */
+    char *wanted;     /* exchange's scratch: max_width flags, points already received */
+    char *sent_to;    /* ... and ranks flags, the peers an output already went to */
 };
 
 static int owner(const task_graph_t *g, long point, int ranks)
@@ -98,19 +100,15 @@ static long max_inputs(const task_graph_t *g)
 /* Before timestep t: the outputs of timestep t - 1 that points of other ranks read. A remote
  * output is received once into its own slot of out[(t - 1) % 2], however many own points read it.
  */
-static int exchange(struct graph_state *s, long t, int ranks, MPI_Request **req, size_t *cap)
+static void exchange(struct graph_state *s, long t, int ranks, MPI_Request **req, size_t *cap)
 {
+    if (ranks == 1) return; /* every point is local */
     const task_graph_t *g = &s->g;
     size_t bytes = g->output_bytes_per_task, n = 0;
     char *prev = s->out[(t - 1) & 1];
     long dset = task_graph_dependence_set_at_timestep(*g, t);
-    char *wanted = calloc((size_t)g->max_width, 1);
-    char *sent_to = malloc((size_t)ranks);
-    if (!wanted || !sent_to) {
-        free(wanted);
-        free(sent_to);
-        return -1;
-    }
+    char *wanted = s->wanted, *sent_to = s->sent_to;
+    memset(wanted, 0, (size_t)g->max_width);
     for (int pass = 0; pass < 2; pass++) {
         for (long p = s->first; p <= s->last; p++) {
             /* pass 0: receive what own points of t read; pass 1: send own outputs of t - 1 */
@@ -151,10 +149,7 @@ static int exchange(struct graph_state *s, long t, int ranks, MPI_Request **req,
             interval_list_destroy(list);
         }
     }
-    free(wanted);
-    free(sent_to);
     MPI_Waitall((int)n, *req, MPI_STATUSES_IGNORE);
-    return 0;
 }
 
 /* Timestep t's tasks of one graph. */
@@ -215,6 +210,9 @@ int main(int argc, char **argv)
             s->out[k] = calloc((size_t)s->g.max_width, s->g.output_bytes_per_task);
             bad |= !s->out[k];
         }
+        s->wanted = malloc((size_t)s->g.max_width);
+        s->sent_to = malloc((size_t)ranks);
+        bad |= !s->wanted || !s->sent_to;
         if (s->g.timesteps > steps) steps = s->g.timesteps;
     }
     MPI_Request *req = NULL;
@@ -227,8 +225,8 @@ int main(int argc, char **argv)
         for (long t = 0; !bad && t < steps; t++) {
             for (long i = 0; !bad && i < n_graphs; i++) {
                 if (t >= gs[i].g.timesteps) continue;
-                if (t > 0 && exchange(&gs[i], t, ranks, &req, &cap) != 0) bad = 1;
-                if (!bad && submit(&gs[i], t) != TIDE_OK) bad = 1;
+                if (t > 0) exchange(&gs[i], t, ranks, &req, &cap);
+                if (submit(&gs[i], t) != TIDE_OK) bad = 1;
             }
             if (!bad && tide_taskwait() != TIDE_OK) bad = 1;
         }
@@ -240,6 +238,8 @@ int main(int argc, char **argv)
     for (long i = 0; gs && i < n_graphs; i++) {
         free(gs[i].out[0]);
         free(gs[i].out[1]);
+        free(gs[i].wanted);
+        free(gs[i].sent_to);
     }
     free(gs);
     free(req);

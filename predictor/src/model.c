@@ -33,8 +33,7 @@ typedef struct fitted {
     int hold;      /* phases an error-triggered refit waits after the last fit (see observe) */
 } fitted;
 
-/* What every candidate predicts for the coming phase (made afresh by predict and by observe,
- * from the same state, so the two agree). */
+/* What every candidate predicts for the coming phase. */
 typedef struct candidates {
     double model[MAX_FITTED];
     int model_ok[MAX_FITTED]; /* a finite, non-negative prediction */
@@ -42,6 +41,21 @@ typedef struct candidates {
     double base[NBASE];
     int base_ok[NBASE];
 } candidates;
+
+/* The last prediction (predict_all): observe must score exactly what was predicted for the phase
+ * it closes, and keeps it instead of making it again (the predictor was half of a fine-grained
+ * phase's fixed cost, docs/performance.md section 15). It holds while nothing changed the model
+ * (epoch) and for the same tasks: the same set, or both none, compared value for value. */
+typedef struct memo {
+    int valid;
+    unsigned long epoch;
+    int has_set, ntasks, nfeat;
+    double *feat; /* ntasks x nfeat of the set predicted for */
+    size_t feat_cap;
+    candidates c;
+    int chosen; /* served holds choose's result (a model was fitted) */
+    tide_prediction served;
+} memo;
 
 struct tide_model {
     tide_model_params p;
@@ -60,6 +74,8 @@ struct tide_model {
     double last_finite;
     int have_finite;
     tide_model_stats stats;
+    unsigned long epoch; /* changes whatever a prediction depends on: observe, train */
+    memo memo;
 };
 
 static const char *const source_names[TIDE_SRC_COUNT] = {"none", "model", "persistence", "median",
@@ -176,6 +192,7 @@ void tide_model_destroy(tide_model *m)
     if (!m) return;
     for (int i = 0; i < m->nfit; i++)
         m->fit[i].ops->destroy(m->fit[i].state);
+    free(m->memo.feat);
     free(m->raw), free(m->clean), free(m->per_task), free(m);
 }
 
@@ -208,6 +225,7 @@ static int train_one(tide_model *m, fitted *f)
 int tide_model_train(tide_model *m)
 {
     if (!m) return TIDE_PRED_ERR_INVALID;
+    m->epoch++;
     int rc = TIDE_PRED_OK;
     for (int i = 0; i < m->nfit && rc >= 0; i++)
         rc = train_one(m, &m->fit[i]);
@@ -365,14 +383,63 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     out->per_task = f->ops->predict_tasks != NULL;
 }
 
+static size_t set_values(const tide_task_set *t)
+{
+    return t->features ? (size_t)t->ntasks * (size_t)t->nfeat : 0;
+}
+
+/* Whether the memo holds the prediction for `next` in the model's present state. */
+static int memo_holds(const tide_model *m, const tide_task_set *next)
+{
+    const memo *k = &m->memo;
+    if (!k->valid || k->epoch != m->epoch || k->has_set != (next != NULL)) return 0;
+    if (!next) return 1;
+    size_t n = set_values(next);
+    return k->ntasks == next->ntasks && k->nfeat == next->nfeat &&
+           (n == 0 || memcmp(k->feat, next->features, n * sizeof *k->feat) == 0);
+}
+
+static void memo_keep(tide_model *m, const tide_task_set *next, const candidates *c,
+                      const tide_prediction *served)
+{
+    memo *k = &m->memo;
+    k->valid = 0;
+    size_t n = next ? set_values(next) : 0;
+    if (n > k->feat_cap) {
+        double *grown = realloc(k->feat, n * sizeof *grown);
+        if (!grown) return; /* no memo: observe predicts again */
+        k->feat = grown;
+        k->feat_cap = n;
+    }
+    if (n) memcpy(k->feat, next->features, n * sizeof *k->feat);
+    k->has_set = next != NULL;
+    k->ntasks = next ? next->ntasks : 0;
+    k->nfeat = next ? next->nfeat : 0;
+    k->c = *c;
+    k->chosen = served != NULL;
+    if (served) k->served = *served;
+    k->epoch = m->epoch;
+    k->valid = 1;
+}
+
+/* The candidates for `next` and, once a model was fitted, the one served: from the memo, or made
+ * and kept. TIDE_PRED_NOT_READY before any load was seen or (out) before any fit. */
 static int predict_all(tide_model *m, const tide_task_set *next, candidates *c,
                        tide_prediction *out)
 {
-    if (!any_trained(m) || !m->have_finite) return TIDE_PRED_NOT_READY;
+    if (!m->have_finite) return TIDE_PRED_NOT_READY;
+    if (memo_holds(m, next)) {
+        *c = m->memo.c;
+        if (!m->memo.chosen) return TIDE_PRED_NOT_READY;
+        *out = m->memo.served;
+        return TIDE_PRED_OK;
+    }
     int rc = predict_candidates(m, next, c);
     if (rc < 0) return rc;
-    choose(m, c, out);
-    return TIDE_PRED_OK;
+    int ready = any_trained(m);
+    if (ready) choose(m, c, out);
+    memo_keep(m, next, c, ready ? out : NULL);
+    return ready ? TIDE_PRED_OK : TIDE_PRED_NOT_READY;
 }
 
 int tide_model_predict_info(tide_model *m, const tide_task_set *next, tide_prediction *out)
@@ -492,19 +559,18 @@ int tide_model_observe(tide_model *m, const tide_phase_obs *obs)
     const tide_task_set *known =
         obs->tasks.ntasks > 0 && (obs->tasks.nfeat == 0 || obs->tasks.features) ? &obs->tasks
                                                                                 : NULL;
+    /* What was predicted for this phase (the memo, when the caller asked for it), scored
+     * against what it measured: every candidate, and the one served, chosen before this
+     * phase's errors were known. */
     tide_prediction served;
     candidates c;
-    int rc = TIDE_PRED_NOT_READY;
-    if (m->have_finite) {
-        rc = predict_candidates(m, known, &c);
-        if (rc < 0) return rc;
-        if (isfinite(obs->load)) score_candidates(m, &c, obs->load);
-        rc = any_trained(m) ? TIDE_PRED_OK : TIDE_PRED_NOT_READY;
+    int rc = predict_all(m, known, &c, &served);
+    if (rc < 0) return rc;
+    if (m->have_finite && isfinite(obs->load)) {
+        score_candidates(m, &c, obs->load);
+        if (rc == TIDE_PRED_OK) score_served(m, &served, obs->load);
     }
-    if (rc == TIDE_PRED_OK && isfinite(obs->load)) {
-        choose(m, &c, &served);
-        score_served(m, &served, obs->load);
-    }
+    m->epoch++;
 
     int n, restore;
     long steps_before = m->filter.steps;

@@ -282,7 +282,7 @@ int tide_transport_reclaim(tide_rt *rt, int n);
 double tide_transport_send_bw(const tide_rt *rt);
 /* At phase end: folds the phase's drain into the estimate and returns it, and when (seconds
  * after the phase start) the phase's last task message completed (0: none left). */
-void tide_transport_phase_end(tide_rt *rt, double *send_bw, double *sent_last);
+void tide_transport_phase_end(tide_rt *rt, double now, double *send_bw, double *sent_last);
 /* Applies a result message to its own task t (outputs, measured time, accounting); every result
  * of an own task, offloaded or replicated, goes through here. The caller completes the task. */
 void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
@@ -502,6 +502,7 @@ struct tide_rt {
     atomic_bool stop;
     int phase;          /* current phase number (taskwait count) */
     double phase_start; /* tide_now() when taskwait began */
+    double phase_end;   /* tide_now() when this rank's record of the phase was made */
     long phase_tasks;
 
     tide_worker_slot *slots; /* threads entries */

@@ -71,13 +71,14 @@ static void fill_record(tide_protocol *cs)
     r->pred_model = rt->feed.model_code;
     r->plan_residual = rt->plan_residual;
     r->plan_limit = rt->plan_limit;
-    r->time = tide_now() - rt->phase_start;
+    rt->phase_end = tide_now(); /* one clock read for the record, the drain and the frequency */
+    r->time = rt->phase_end - rt->phase_start;
     r->tasks = (double)rt->phase_tasks;
     r->offloaded = (double)rt->n_offloaded;
     r->received = (double)(rt->n_received - rt->n_cancelled);
     r->cancelled = (double)rt->n_cancelled;
     r->bytes_sent = (double)rt->bytes_sent;
-    tide_transport_phase_end(rt, &r->send_bw, &r->sent_last);
+    tide_transport_phase_end(rt, rt->phase_end, &r->send_bw, &r->sent_last);
     r->plan_transfer = rt->plan_transfer;
     r->reclaimed = (double)rt->n_reclaimed;
     r->replicated = (double)rt->n_replicated;

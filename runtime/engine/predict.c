@@ -65,9 +65,8 @@ static double core_mhz(void)
 #define FREQ_REFRESH 0.01
 static double freq_mhz, freq_read_at;
 
-static double phase_mhz(void)
+static double phase_mhz(double now)
 {
-    double now = tide_now();
     if (freq_read_at < 0 || now - freq_read_at >= FREQ_REFRESH) {
         double v = core_mhz();
         if (v > 0) freq_mhz = v; /* a failed read keeps the last: the feature count is fixed */
@@ -233,5 +232,5 @@ void tide_predict_observe(tide_rt *rt, double load)
 {
     tide_feed_tasks done = feed_tasks(&bufs[filling ^ 1]);
     tide_feed_observe(&rt->feed, load, collect ? &done : NULL, rt->log.nphases,
-                      rt->feed.freq ? phase_mhz() : 0);
+                      rt->feed.freq ? phase_mhz(rt->phase_end) : 0);
 }

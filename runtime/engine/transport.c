@@ -49,11 +49,11 @@ double tide_transport_send_bw(const tide_rt *rt)
     return tide_drain_rate(&rt->transport->drain);
 }
 
-void tide_transport_phase_end(tide_rt *rt, double *send_bw, double *sent_last)
+void tide_transport_phase_end(tide_rt *rt, double now, double *send_bw, double *sent_last)
 {
     tide_transport *tp = rt->transport;
     double last;
-    *send_bw = tide_drain_phase_end(&tp->drain, tide_now(), &last);
+    *send_bw = tide_drain_phase_end(&tp->drain, now, &last);
     *sent_last = last > 0 ? last - rt->phase_start : 0;
     tp->next_dest = 0; /* plans model each phase's sends from rank 0 on (plan_transfer.c) */
 }
