@@ -49,7 +49,7 @@ static void typical_phase(void)
     r[2].L_unc = 0.25;
     r[2].time = 3.75;
     r[0].time = 3.5;
-    CHECK_OK(tide_stats_add_phase(&log, r));
+    CHECK_OK(tide_stats_add_phase(&log, r, 0, NULL));
     tide_phase_stats s;
     tide_stats_compute(&log, 0, 2, 2, &s);
     CHECK(s.phase == 0, "phase %d", s.phase);
@@ -70,7 +70,7 @@ static void typical_phase(void)
     CHECK(s.tasks_self == 12 && s.offloaded_self == 3 && s.received_self == 0, "own counts");
     /* Rank 1 has no prediction: its uncertainty reads -1 whatever the record says. */
     r[1].L_unc = 7;
-    CHECK_OK(tide_stats_add_phase(&log, r));
+    CHECK_OK(tide_stats_add_phase(&log, r, 0, NULL));
     tide_stats_compute(&log, 1, 2, 1, &s);
     CHECK(s.phase == 1 && s.L_pred_self == -1 && s.L_unc_self == -1, "no prediction");
     tide_stats_free(&log);
@@ -82,7 +82,7 @@ static void longest_task_dominates(void)
 {
     tide_phase_log log = log_of(2);
     tide_rank_record r[2] = {rec(0.9, 1, 0.9, 2, 0, 0, 0), rec(0.3, 1, 0.1, 10, 0, 0, 0)};
-    CHECK_OK(tide_stats_add_phase(&log, r));
+    CHECK_OK(tide_stats_add_phase(&log, r, 0, NULL));
     tide_phase_stats s;
     tide_stats_compute(&log, 0, 4, 0, &s);
     CHECK_NEAR(s.ideal, 0.9);
@@ -101,7 +101,7 @@ static void empty_phase(void)
     tide_phase_log log = log_of(3);
     tide_rank_record r[3] = {rec(0, 0, 0, 0, 0, 0, 0), rec(0, 0, 0, 0, 0, 0, 0),
                              rec(0, 0, 0, 0, 0, 0, 0)};
-    CHECK_OK(tide_stats_add_phase(&log, r));
+    CHECK_OK(tide_stats_add_phase(&log, r, 0, NULL));
     tide_phase_stats s;
     tide_stats_compute(&log, 0, 2, 1, &s);
     CHECK(s.W_avg == 0 && s.R_imb == 0 && !isnan(s.R_imb), "R_imb %g with W_avg 0", s.R_imb);
@@ -114,7 +114,7 @@ static void one_rank(void)
 {
     tide_phase_log log = log_of(1);
     tide_rank_record r[1] = {rec(2.5, 6, 1, 9, 0, 0, 0)};
-    CHECK_OK(tide_stats_add_phase(&log, r));
+    CHECK_OK(tide_stats_add_phase(&log, r, 0, NULL));
     tide_phase_stats s;
     tide_stats_compute(&log, 0, 3, 0, &s);
     CHECK_NEAR(s.R_imb, 0);
@@ -134,7 +134,7 @@ static void many_phases(void)
     for (int k = 0; k < N; k++) {
         tide_rank_record r[2] = {rec(k + 1, k + 1, 0.5, k, 0, 0, 0),
                                  rec(2.0 * (k + 1), 2.0 * (k + 1), 0.5, 0, k, 0, 0)};
-        CHECK_OK(tide_stats_add_phase(&log, r));
+        CHECK_OK(tide_stats_add_phase(&log, r, 0, NULL));
     }
     CHECK(log.nphases == N, "%d phases", log.nphases);
     for (int k = 0; k < N; k++) {
@@ -171,8 +171,8 @@ static void json_document(const char *python, const char *path)
         p1[i].pred_source = TIDE_SRC_MODEL;
         p1[i].pred_model = TIDE_FEED_MODEL_RANK;
     }
-    CHECK_OK(tide_stats_add_phase(&log, p0));
-    CHECK_OK(tide_stats_add_phase(&log, p1));
+    CHECK_OK(tide_stats_add_phase(&log, p0, 0, NULL));
+    CHECK_OK(tide_stats_add_phase(&log, p1, 0, NULL));
     tide_config cfg;
     tide_config_defaults(&cfg);
     FILE *doc = fopen(path, "w");
@@ -237,8 +237,8 @@ static void verdict(void)
     tide_phase_log log = log_of(2);
     tide_rank_record p0[2] = {rec(2.5, 6, 0.5, 12, 4, 0, 0), rec(2.5, 2, 0.5, 4, 0, 4, 0)};
     tide_rank_record p1[2] = {rec(2, 4, 0.5, 8, 0, 0, 0), rec(2, 4, 0.5, 8, 0, 0, 0)};
-    CHECK_OK(tide_stats_add_phase(&log, p0));
-    CHECK_OK(tide_stats_add_phase(&log, p1));
+    CHECK_OK(tide_stats_add_phase(&log, p0, 0, NULL));
+    CHECK_OK(tide_stats_add_phase(&log, p1, 0, NULL));
     tide_verdict v = tide_stats_verdict(&log);
     CHECK_NEAR(v.unbalanced, 5);
     CHECK_NEAR(v.ideal, 4);
@@ -257,8 +257,8 @@ static void verdict(void)
     tide_stats_free(&log);
     log = log_of(2);
     p0[0].time = 4;
-    CHECK_OK(tide_stats_add_phase(&log, p0));
-    CHECK_OK(tide_stats_add_phase(&log, p1));
+    CHECK_OK(tide_stats_add_phase(&log, p0, 0, NULL));
+    CHECK_OK(tide_stats_add_phase(&log, p1, 0, NULL));
     v = tide_stats_verdict(&log);
     tide_verdict_format(&v, "rep", line, sizeof line);
     CHECK(v.recovered < 0 && strstr(line, "lb=rep took 6.000 s, no less than that estimate") &&
@@ -268,7 +268,7 @@ static void verdict(void)
 
     log = log_of(2);
     p0[0] = rec(3, 6, 0.5, 12, 0, 0, 0), p0[1] = rec(1, 2, 0.5, 4, 0, 0, 0);
-    CHECK_OK(tide_stats_add_phase(&log, p0));
+    CHECK_OK(tide_stats_add_phase(&log, p0, 0, NULL));
     v = tide_stats_verdict(&log);
     CHECK_NEAR(v.recovered, 0);
     tide_verdict_format(&v, "none", line, sizeof line);
@@ -277,7 +277,7 @@ static void verdict(void)
     tide_stats_free(&log);
 
     log = log_of(2); /* own loads equal: balanced, no ratio */
-    CHECK_OK(tide_stats_add_phase(&log, p1));
+    CHECK_OK(tide_stats_add_phase(&log, p1, 0, NULL));
     v = tide_stats_verdict(&log);
     CHECK(v.balanced && v.recovered == 0, "balanced %d recovered %g", v.balanced, v.recovered);
     tide_verdict_format(&v, "react", line, sizeof line);
@@ -297,7 +297,7 @@ static void verdict_too_short(void)
         for (int p = 0; p < phases[c]; p++) {
             tide_rank_record r[2] = {rec(W[c], 2 * W[c], 1e-5, 8, 0, 0, 0),
                                      rec(W[c] / 4, W[c] / 2, 1e-5, 2, 0, 0, 0)};
-            CHECK_OK(tide_stats_add_phase(&log, r));
+            CHECK_OK(tide_stats_add_phase(&log, r, 0, NULL));
         }
         tide_verdict v = tide_stats_verdict(&log);
         CHECK(v.too_short && v.recovered == 0, "case %d: too_short %d", c, v.too_short);
@@ -335,7 +335,7 @@ static void finalize_lines(void)
     }
     p[0].plan_limit = TIDE_LB_LIMIT_GRANULARITY;
     for (int k = 0; k < 3; k++)
-        CHECK_OK(tide_stats_add_phase(&log, p));
+        CHECK_OK(tide_stats_add_phase(&log, p, 0, NULL));
     tide_config cfg;
     tide_config_defaults(&cfg);
     snprintf(cfg.lb, sizeof cfg.lb, "proact");
@@ -360,7 +360,7 @@ static void finalize_lines(void)
     log = log_of(2);
     p[0].plan_limit = p[1].plan_limit = -1; /* no plan in any phase */
     for (int k = 0; k < 3; k++)
-        CHECK_OK(tide_stats_add_phase(&log, p));
+        CHECK_OK(tide_stats_add_phase(&log, p, 0, NULL));
     n = print_lines(&log, &cfg, fits, out, sizeof out);
     CHECK(n == 3 && strstr(out, "\ntide: proact never planned: in these 3 phases ") &&
               strstr(out, "2 x TIDE_PRED_WINDOW + 2 = 10 phases"),
@@ -388,8 +388,8 @@ static void last_phase_only(void)
             r[i].plan_limit = k % 5 == 0 ? -1 : i % TIDE_LB_LIMIT_COUNT;
             r[i].replicated = k % 7 == 0;
         }
-        CHECK_OK(tide_stats_add_phase(&all, r));
-        CHECK_OK(tide_stats_add_phase(&last, r));
+        CHECK_OK(tide_stats_add_phase(&all, r, 0, NULL));
+        CHECK_OK(tide_stats_add_phase(&last, r, 0, NULL));
         tide_phase_stats a, b;
         tide_stats_compute(&all, k, 2, 1, &a);
         tide_stats_compute(&last, k, 2, 1, &b);

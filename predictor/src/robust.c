@@ -8,6 +8,7 @@ void tide_ring_reset(tide_err_ring *r, int cap)
 {
     r->cap = cap < 1 ? 1 : cap > TIDE_ERR_WINDOW_MAX ? TIDE_ERR_WINDOW_MAX : cap;
     r->n = r->head = 0;
+    r->mean = INFINITY;
 }
 
 void tide_ring_push(tide_err_ring *r, double pred, double load)
@@ -19,20 +20,50 @@ void tide_ring_push(tide_err_ring *r, double pred, double load)
         r->n++;
     r->abs[slot] = fabs(pred - load);
     r->ape[slot] = load != 0 ? fabs(pred - load) / fabs(load) : NAN;
-}
-
-double tide_ring_mean_abs(const tide_err_ring *r)
-{
-    if (r->n == 0) return INFINITY;
     double s = 0;
     /* In age order, as it always summed (the same rounding), without a division per value. */
     for (int i = 0, k = r->head; i < r->n; i++, k = k + 1 == r->cap ? 0 : k + 1)
         s += r->abs[k];
-    return s / r->n;
+    r->mean = s / r->n;
+}
+
+double tide_ring_mean_abs(const tide_err_ring *r)
+{
+    return r->mean;
+}
+
+/* The middle of three and of five finite values without sorting them: the error windows hold
+ * five values by default and median-of-three is a baseline, so these are nearly every call
+ * (four or five a phase). The same value the sort gives: an odd count's median is an element. */
+static double mid3(double a, double b, double c)
+{
+    return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
+/* Six comparisons: of the pairs (a < b) and (c < d), the lesser of a and c has three larger
+ * values, so it is the least or the second least of the five, never the median; e takes its
+ * place, and the median of the five is then the second least of the four. */
+static double mid5(const double *v)
+{
+    double a = v[0], b = v[1], c = v[2], d = v[3], t;
+    if (a > b) t = a, a = b, b = t;
+    if (c > d) t = c, c = d, d = t;
+    if (a < c) {
+        a = v[4];
+        if (a > b) t = a, a = b, b = t;
+    } else {
+        c = v[4];
+        if (c > d) t = c, c = d, d = t;
+    }
+    return a < c ? fmin(b, c) : fmin(a, d);
 }
 
 double tide_median_finite(const double *v, int n)
 {
+    if (n == 3 && isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])) return mid3(v[0], v[1], v[2]);
+    if (n == 5 && isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) && isfinite(v[3]) &&
+        isfinite(v[4]))
+        return mid5(v);
     double s[TIDE_ERR_WINDOW_MAX];
     int k = 0;
     for (int i = 0; i < n && k < TIDE_ERR_WINDOW_MAX; i++)

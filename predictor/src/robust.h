@@ -16,6 +16,7 @@ typedef struct tide_err_ring {
     double abs[TIDE_ERR_WINDOW_MAX];
     double ape[TIDE_ERR_WINDOW_MAX];
     int cap, n, head;
+    double mean; /* of abs, made at each push: read several times a phase, changed once */
 } tide_err_ring;
 
 void tide_ring_reset(tide_err_ring *r, int cap);

@@ -361,7 +361,10 @@ typedef struct tide_phase_log {
     tide_run_totals totals;
 } tide_phase_log;
 
-int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all);
+/* Records a phase's records (every rank's), adds them to the run's totals and, with out, gives
+ * the phase's statistics as rank me sees them (tide_stats_compute of the phase). */
+int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all, int me,
+                         tide_phase_stats *out);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
 /* The node with the most workers per core (node.c): its ranks' workers and the cores they may

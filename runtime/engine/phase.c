@@ -180,9 +180,8 @@ static void gather_records(tide_protocol *cs)
 static void phase_record(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
-    if (tide_stats_add_phase(&rt->log, cs->all) != TIDE_OK)
+    if (tide_stats_add_phase(&rt->log, cs->all, rt->rank, &rt->last) != TIDE_OK)
         tide_fatal("out of memory recording phase statistics");
-    tide_stats_compute(&rt->log, rt->log.nphases - 1, rt->threads, rt->rank, &rt->last);
     tide_predict_phase_ended();
     rt->running = false;
     atomic_store_explicit(&rt->phase_done, cs->proto.nphases, memory_order_release);

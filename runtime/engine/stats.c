@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_totals(tide_phase_log *log);
+static void add_totals(tide_phase_log *log, int me, tide_phase_stats *out);
 
-int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all)
+int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all, int me,
+                         tide_phase_stats *out)
 {
     int stored = log->keep_all ? log->nphases : 0;
     if (stored == log->cap) {
@@ -23,7 +24,7 @@ int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all)
     memcpy(log->records + (size_t)stored * (size_t)log->nranks, all,
            (size_t)log->nranks * sizeof *all);
     log->nphases++;
-    add_totals(log);
+    add_totals(log, me, out);
     return TIDE_OK;
 }
 
@@ -115,12 +116,13 @@ static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularit
                                                              "capacity"};
 
 /* The last phase into the totals, in phase order: the same sums the whole log would give. */
-static void add_totals(tide_phase_log *log)
+static void add_totals(tide_phase_log *log, int me, tide_phase_stats *out)
 {
     tide_run_totals *s = &log->totals;
     int p = log->nphases - 1;
     tide_phase_stats ps;
-    tide_stats_compute(log, p, log->threads, 0, &ps);
+    tide_stats_compute(log, p, log->threads, me, &ps); /* me: only the *_self fields */
+    if (out) *out = ps;
     s->W_par += ps.W_max;
     s->W_avg += ps.W_avg;
     s->time += ps.time;
