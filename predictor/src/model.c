@@ -445,6 +445,10 @@ static int predict_all(tide_model *m, const tide_task_set *next, candidates *c,
 int tide_model_predict_info(tide_model *m, const tide_task_set *next, tide_prediction *out)
 {
     if (!m || !out) return TIDE_PRED_ERR_INVALID;
+    /* tasks with features need the matrix (the task model reads it) */
+    if (next && (next->ntasks < 0 || next->nfeat < 0 ||
+                 (next->ntasks > 0 && next->nfeat > 0 && !next->features)))
+        return TIDE_PRED_ERR_INVALID;
     candidates c;
     return predict_all(m, next, &c, out);
 }
