@@ -494,6 +494,14 @@ int tide_model_predict_ahead(tide_model *m, int steps, double *out)
     return rc;
 }
 
+static double total(const double *times, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += times[i];
+    return s;
+}
+
 int tide_model_predict_tasks(tide_model *m, const tide_task_set *tasks, double *times, double *sum)
 {
     if (!m || !tasks || tasks->ntasks < 0 || (tasks->ntasks && !times))
@@ -504,14 +512,8 @@ int tide_model_predict_tasks(tide_model *m, const tide_task_set *tasks, double *
     if (!f) return TIDE_PRED_ERR_INVALID;
     if (!f->trained || f->persistence) return TIDE_PRED_NOT_READY;
     int rc = f->ops->predict_tasks(f->state, tasks, times);
-    if (rc != TIDE_PRED_OK) return rc;
-    if (sum) {
-        double s = 0;
-        for (int i = 0; i < tasks->ntasks; i++)
-            s += times[i];
-        *sum = s;
-    }
-    return TIDE_PRED_OK;
+    if (rc == TIDE_PRED_OK && sum) *sum = total(times, tasks->ntasks);
+    return rc;
 }
 
 /* Scores every candidate's prediction against the measured load. The baselines are scored
@@ -692,12 +694,7 @@ int tide_model_predict_tasks_coef(const tide_model *m, const double *coef, int n
 {
     if (!m || !tasks || !task_fit(m)) return TIDE_PRED_ERR_INVALID;
     int rc = tide_task_model_eval(m->p.task_degree, coef, ncoef, tasks, times);
-    if (rc == TIDE_PRED_OK && sum) {
-        double s = 0;
-        for (int i = 0; i < tasks->ntasks; i++)
-            s += times[i];
-        *sum = s;
-    }
+    if (rc == TIDE_PRED_OK && sum) *sum = total(times, tasks->ntasks);
     return rc;
 }
 
