@@ -107,12 +107,13 @@ int tide_plan_proact(int32_t np, const double *load, const int64_t *n_tasks, voi
                      tide_move_plan *plan);
 
 /* The same plan for uncertain predictions. margin[i] >= 0 (finite) is rank i's uncertainty, in
- * load units: a rank moves only the surplus beyond L_avg + margin[i] and takes only what fills
- * its deficit below L_avg - margin[i], so a prediction error within the margin cannot make the
- * plan push a rank across the average. margin == NULL (or all zeros) gives exactly the plan of
- * tide_plan_proact. Guarantees (docs/offload-planner.md, "Uncertain predictions"): a sender
- * ends at or above L_avg + margin[i]; a victim ends below L_avg - margin[j] + w_hat of its
- * sender; only ranks beyond their margins send or receive. */
+ * load units: a rank sends only when its surplus exceeds margin[i], and then its whole surplus
+ * (what a sender keeps is the phase's critical path), and takes only what fills its deficit
+ * below L_avg - margin[i], so an under-prediction within the margin cannot make a victim a new
+ * critical path. margin == NULL (or all zeros) gives exactly the plan of tide_plan_proact.
+ * Guarantees (docs/offload-planner.md, "Uncertain predictions"): a sender ends at or above
+ * L_avg; a victim ends below L_avg - margin[j] + w_hat of its sender; only ranks beyond their
+ * margins send or receive. */
 int tide_plan_proact_margin(int32_t np, const double *load, const double *margin,
                             const int64_t *n_tasks, void *scratch, tide_move_plan *plan);
 /* With the load order given (tide_plan_order; NULL: sorted here). */

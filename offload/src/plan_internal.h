@@ -28,12 +28,16 @@ double plan_sorted_sum(int32_t np, const plan_rank_key *keys);
 /* Checks margins (NULL, or np finite values >= 0). */
 int plan_check_margins(int32_t np, const double *margin);
 
-/* The surplus of the rank at sorted position k over the average that the plan may move, and
- * the deficit it may fill: the distance to avg less the rank's margin (0 without margins). */
+/* The surplus of the rank at sorted position k over the average that the plan may move: all of
+ * it once it exceeds the rank's margin, none within it (a threshold: what a sender keeps beyond
+ * the average is the phase's critical path, docs/offload-planner.md "Uncertain predictions").
+ * The deficit a victim may fill is its distance to avg less its margin: margins protect
+ * receivers. Without margins, both are the distance to avg. */
 static inline double plan_surplus(const plan_rank_key *keys, int32_t k, double avg,
                                   const double *margin)
 {
-    return keys[k].load - avg - (margin ? margin[keys[k].rank] : 0.0);
+    double over = keys[k].load - avg;
+    return margin && over <= margin[keys[k].rank] ? 0.0 : over;
 }
 
 static inline double plan_deficit(const plan_rank_key *keys, int32_t k, double avg,

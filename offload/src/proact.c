@@ -2,7 +2,8 @@
  * uncertainty and its task count, runs the same planner (Algorithm 1, plan_proact.c) on the same
  * input, and sends the tasks of its own row of the plan; when the task model gives per-task
  * weights on some rank, plan_proact_weighted.c chooses which tasks leave. A surplus within a
- * rank's uncertainty (times TIDE_PROACT_MARGIN) moves nothing. Every move must also pay for its
+ * rank's uncertainty (times TIDE_PROACT_MARGIN) moves nothing, one beyond it moves whole, and a
+ * victim leaves that much of its room empty. Every move must also pay for its
  * transfer (plan_transfer.c): a task that would arrive too late to gain anything stays. During
  * the phase a safety net takes back the moves that fall behind: when the sender's workers run
  * out of own tasks while some still wait to leave, they run those themselves. Until every
@@ -22,7 +23,8 @@ static const tide_lb_knob proact_margin = {
     .min = 0,
     .max = 100,
     .help = "`proact`, `proact_react`: each rank's planner margin is this times its prediction "
-            "uncertainty; a surplus within it moves nothing (0: plan on the predictions alone)"};
+            "uncertainty; a surplus within it moves nothing (beyond it, all of it moves) and a "
+            "victim leaves it empty (0: plan on the predictions alone)"};
 
 typedef struct proact_state {
     bool planned; /* this phase's plan was made (every rank had a prediction) */

@@ -87,6 +87,11 @@ int main(void)
     plan(l1, u3, n1, 2, 0, &f);
     CHECK_EQ_I64(sent(&f), 0);
     CHECK(f.limit == TIDE_LB_LIMIT_UNCERTAINTY && fabs(f.residual - 10) < 1e-9);
+    /* The same surplus with a prediction +-8: the margin is a threshold, the whole surplus
+     * moves (taking the margin off it would move 2). */
+    double u8[2] = {8, 0};
+    plan(l1, u8, n1, 2, 0, &f);
+    CHECK_EQ_I64(sent(&f), 10);
     /* The receiver reports too: its residual is below the average. */
     plan(l1, u0, n1, 2, 1, &f);
     CHECK(f.limit == TIDE_LB_LIMIT_NONE && fabs(f.residual) < 1e-9);

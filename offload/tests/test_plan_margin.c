@@ -1,8 +1,10 @@
 /*
  * test_plan_margin.c - the proactive planners with per-rank margins (prediction uncertainty):
- * zero margins give exactly the plans without them; with margins a sender keeps at least
- * L_avg + its margin, a victim ends below L_avg - its margin + one task, and only ranks beyond
- * their margins take part. Random cases from seeds, as in test_plan_props.c.
+ * zero margins give exactly the plans without them; a sender's margin is a threshold (beyond
+ * it the sender moves its whole surplus and still ends at or above L_avg; margins on senders
+ * alone that each stay below the surplus give the plan without margins), a victim ends below
+ * L_avg - its margin + one task, and only ranks beyond their margins take part. Random cases from
+ * seeds, as in test_plan_props.c.
  */
 #include "check.h"
 #include "tide_plan.h"
@@ -96,7 +98,7 @@ static void uniform_keeps_margins(const input *in)
         CHECK(in->load[m->to] < avg - in->margin[m->to]);
     }
     for (int32_t i = 0; i < in->np; i++) {
-        if (after[i] < in->load[i]) CHECK(after[i] >= avg + in->margin[i] - EPS);
+        if (after[i] < in->load[i]) CHECK(after[i] >= avg - EPS);
         if (after[i] > in->load[i]) CHECK(after[i] < avg - in->margin[i] + max_in[i] + EPS);
     }
 }
@@ -122,18 +124,41 @@ static void weighted_keeps_margins(const input *in)
             CHECK(in->load[d] < avg - in->margin[d]);
         }
     for (int32_t i = 0; i < in->np; i++) {
-        if (after[i] < in->load[i]) CHECK(after[i] >= avg + in->margin[i] - EPS);
+        if (after[i] < in->load[i]) CHECK(after[i] >= avg - EPS);
         if (after[i] > in->load[i]) CHECK(after[i] < avg - in->margin[i] + max_in[i] + EPS);
     }
 }
 
-/* The 8-rank case of test_plan_proact.c with a margin larger than every surplus: no move; and
- * with a margin only on the most loaded rank: the next one still sends. */
+/* Margins on senders only, each below its surplus, change nothing: the threshold passes and
+ * the sender moves what the plan without margins moves (fails when a sender's margin is taken
+ * off its surplus). */
+static void sender_margins_below_surplus_change_nothing(const input *in)
+{
+    double avg = average(in), m[MAXNP];
+    for (int32_t i = 0; i < in->np; i++)
+        m[i] = in->load[i] > avg ? 0.9 * (in->load[i] - avg) : 0.0;
+    tide_move m1[MAXNP], m2[MAXNP];
+    tide_move_plan a = {.moves = m1, .capacity = MAXNP}, b = {.moves = m2, .capacity = MAXNP};
+    CHECK_EQ_I64(tide_plan_proact(in->np, in->load, in->n, NULL, &a), TIDE_PLAN_OK);
+    CHECK_EQ_I64(tide_plan_proact_margin(in->np, in->load, m, in->n, NULL, &b), TIDE_PLAN_OK);
+    CHECK(same_moves(&a, &b));
+    static int32_t d1[MAXNP * MAXT], d2[MAXNP * MAXT];
+    CHECK_EQ_I64(tide_plan_proact_weighted(in->np, in->load, in->off, in->w, NULL, d1, &a),
+                 TIDE_PLAN_OK);
+    CHECK_EQ_I64(
+        tide_plan_proact_weighted_margin(in->np, in->load, m, in->off, in->w, NULL, d2, &b),
+        TIDE_PLAN_OK);
+    CHECK(same_moves(&a, &b));
+    CHECK(memcmp(d1, d2, sizeof(int32_t) * (size_t)in->off[in->np]) == 0);
+}
+
+/* A 4-rank case: a sender's margin at or above its surplus moves nothing; just below it, the
+ * whole surplus moves. */
 static void margins_decide(void)
 {
     double load[4] = {4, 4, 4, 12};
     int64_t n[4] = {4, 4, 4, 12};
-    double big[4] = {0, 0, 0, 7}, small[4] = {0, 0, 0, 1};
+    double big[4] = {0, 0, 0, 6}, small[4] = {0, 0, 0, 5.9};
     tide_move moves[4];
     tide_move_plan plan = {.moves = moves, .capacity = 4};
     CHECK_EQ_I64(tide_plan_proact_margin(4, load, big, n, NULL, &plan), TIDE_PLAN_OK);
@@ -142,7 +167,7 @@ static void margins_decide(void)
     int64_t sent = 0;
     for (size_t k = 0; k < plan.nmoves; k++)
         sent += plan.moves[k].count;
-    CHECK_EQ_I64(sent, 5); /* 12 - 6 - 1 = 5 of its 6 surplus tasks */
+    CHECK_EQ_I64(sent, 6); /* its whole surplus, 12 - 6 */
     double bad[4] = {0, -1, 0, 0};
     CHECK_EQ_I64(tide_plan_proact_margin(4, load, bad, n, NULL, &plan), TIDE_PLAN_EINVAL);
 }
@@ -157,6 +182,7 @@ int main(void)
         zero_margins_change_nothing(&in);
         uniform_keeps_margins(&in);
         weighted_keeps_margins(&in);
+        sender_margins_below_surplus_change_nothing(&in);
         if (check_failures != before) fprintf(stderr, "  (seed %llu)\n", (unsigned long long)seed);
         if (check_failures > 20) break;
     }
