@@ -38,9 +38,10 @@ typedef struct tide_rank_status {
     double task_pred;   /* 1: per-task predictions of this phase's tasks exist (task model) */
     double L_unc;       /* uncertainty of L_pred (load units): the planner's margin */
     /* What moving this rank's tasks costs (transfer-aware plans, docs/offload-planner.md): */
-    double threads;    /* its workers */
-    double task_bytes; /* mean wire bytes of its queued own tasks (phase start; 0 elsewhere) */
-    double send_bw;    /* bytes per second its sends drained at lately (0: not measured yet) */
+    double threads;     /* its workers */
+    double task_bytes;  /* mean wire bytes of its queued own tasks (phase start; 0 elsewhere) */
+    double send_bw;     /* bytes per second its sends drained at lately (0: not measured yet) */
+    double plan_moving; /* 1: tasks of its plan are still on their way (tide_drain_busy) */
     /* The engine's phase check: the phase the rank is in (1 for its first tide_taskwait) or,
      * with finalizing = 1, the phases it completed before tide_finalize. */
     double phase, finalizing;

@@ -237,6 +237,11 @@ void tide_drain_completed(tide_drain *d, double len, double now, bool burst);
 double tide_drain_phase_end(tide_drain *d, double now, double *last_done);
 /* The estimate: the best of the recent phases' rates (0: never measured). */
 double tide_drain_rate(const tide_drain *d);
+/* A plan's tasks are on their way: some wait to be posted or are posted and not completed. */
+static inline bool tide_drain_busy(const tide_drain *d)
+{
+    return d->burst != 0;
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Reactive pairing (Chameleon's react_mig decision), evaluated by every rank at each exchange.

@@ -372,12 +372,24 @@ static double proact_quiet_until(const tide_lb_view *v)
     return v->outgoing > 0 && v->queued < workers ? v->now : INFINITY;
 }
 
+/* Whether some rank's planned tasks are still on their way: its receivers' queues do not show
+ * them yet and its own no longer does, so queue lengths misstate both sides. */
+static bool plan_underway(const tide_lb_view *v)
+{
+    for (int i = 0; i < v->size; i++)
+        if (v->all[i].plan_moving > 0) return true;
+    return false;
+}
+
 /* A reactive move (react's pairing), unless earlier moves still wait to leave (the link is
- * busy) or the safety net took some back this phase. */
+ * busy), the safety net took some back this phase, or the plan's tasks are still on their way
+ * anywhere: pairing on queue lengths then sends tasks to the ranks whose planned tasks have
+ * not arrived yet and moves them on again later (on the busy node, 8-55 reactive moves out of
+ * every planned receiver each phase, and phases 5-15% longer than the plan alone). */
 static void react_move(const tide_lb_view *v, const tide_lb_actions *a)
 {
     const proact_state *s = v->state;
-    if (s->behind || v->outgoing > 0) return;
+    if (s->behind || v->outgoing > 0 || !v->all || plan_underway(v)) return;
     tide_lb_pair p = tide_lb_react_pair(v, v->knob[K_THRESHOLD], v->knob[K_MAX_TASKS]);
     if (p.send > 0) a->offload(a->ctx, p.partner, p.send);
 }

@@ -280,6 +280,8 @@ long tide_transport_outgoing(const tide_rt *rt);
 int tide_transport_reclaim(tide_rt *rt, int n);
 /* The rate at which this rank's task messages drained lately, bytes/s (0: not measured). */
 double tide_transport_send_bw(const tide_rt *rt);
+/* 1 while tasks of this rank's plan are on their way (the status's plan_moving), else 0. */
+double tide_transport_plan_moving(const tide_rt *rt);
 /* At phase end: folds the phase's drain into the estimate and returns it, and when (seconds
  * after the phase start) the phase's last task message completed (0: none left). */
 void tide_transport_phase_end(tide_rt *rt, double now, double *send_bw, double *sent_last);

@@ -124,6 +124,7 @@ static void allgather_status(tide_protocol *cs, bool start)
         .threads = rt->threads,
         .task_bytes = start ? mean_task_bytes(rt) : 0,
         .send_bw = tide_transport_send_bw(rt),
+        .plan_moving = tide_transport_plan_moving(rt),
     };
     MPI_Iallgather(tide_proto_status(&cs->proto, &n), TIDE_STATUS_DOUBLES, MPI_DOUBLE,
                    cs->all_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->coll_req);

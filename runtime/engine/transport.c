@@ -49,6 +49,11 @@ double tide_transport_send_bw(const tide_rt *rt)
     return tide_drain_rate(&rt->transport->drain);
 }
 
+double tide_transport_plan_moving(const tide_rt *rt)
+{
+    return tide_drain_busy(&rt->transport->drain) ? 1 : 0;
+}
+
 void tide_transport_phase_end(tide_rt *rt, double now, double *send_bw, double *sent_last)
 {
     tide_transport *tp = rt->transport;

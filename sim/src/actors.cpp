@@ -79,6 +79,7 @@ static void post_status(sim_rank *R)
     n.threads = R->S->W;
     n.task_bytes = R->S->wl->task_bytes; /* every task's */
     n.send_bw = sim_send_bw(R);
+    n.plan_moving = tide_drain_busy(&R->drain) ? 1 : 0;
     R->status_seq = R->coll_seq;
     sim_coll_post(R, (const double *)tide_proto_status(&R->proto, &n), (int)TIDE_STATUS_DOUBLES,
                   nullptr);

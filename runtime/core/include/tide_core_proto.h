@@ -92,6 +92,7 @@ typedef struct tide_proto_numbers {
     double ntasks, L_pred, queued, queued_in, outstanding, task_pred, L_unc, threads;
     double task_bytes; /* mean wire bytes of the queued own tasks */
     double send_bw;
+    double plan_moving; /* 1: tasks of this rank's plan are still on their way */
 } tide_proto_numbers;
 
 /* When a driver that does not run every turn of its loop would see a round due at time t: the

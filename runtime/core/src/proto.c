@@ -35,6 +35,7 @@ const tide_rank_status *tide_proto_status(tide_proto *p, const tide_proto_number
         .threads = n->threads,
         .task_bytes = start && n->queued > 0 ? n->task_bytes : 0,
         .send_bw = n->send_bw,
+        .plan_moving = n->plan_moving,
         .phase = p->nphases + 1,
         .finalizing = 0,
     };
