@@ -15,6 +15,33 @@ int plan_check_margins(int32_t np, const double *margin)
     return TIDE_PLAN_OK;
 }
 
+double plan_sender_level(int32_t np, const plan_rank_key *keys, double avg, const double *margin)
+{
+    if (margin == NULL) return avg;
+    double room = 0, surplus = 0;
+    for (int32_t k = 0; k < np && keys[k].load < avg; k++) {
+        double d = avg - keys[k].load - margin[keys[k].rank];
+        if (d > 0) room += d;
+    }
+    for (int32_t k = np - 1; k >= 0 && keys[k].load > avg; k--)
+        if (keys[k].load - avg > margin[keys[k].rank]) surplus += keys[k].load - avg;
+    /* Room for every surplus, up to rounding (deficits and surpluses summed apart): avg, so
+     * that a surplus of exactly k tasks still moves k. */
+    if (surplus - room <= 1e-9 * surplus) return avg;
+    /* The top c senders past their threshold are lowered to avg + (their surplus - room) / c;
+     * the next one joins while that level is still below its load. */
+    double top = 0, level = avg;
+    int32_t c = 0;
+    for (int32_t k = np - 1; k >= 0 && keys[k].load > avg; k--) {
+        if (keys[k].load - avg <= margin[keys[k].rank]) continue;
+        if (c > 0 && level >= keys[k].load) break;
+        top += keys[k].load - avg;
+        c++;
+        level = avg + (top - room) / c;
+    }
+    return level > avg ? level : avg;
+}
+
 int plan_check_inputs(int32_t np, const double *load, const int64_t *n_tasks)
 {
     if (np < 1 || load == NULL) return TIDE_PLAN_EINVAL;

@@ -28,16 +28,22 @@ double plan_sorted_sum(int32_t np, const plan_rank_key *keys);
 /* Checks margins (NULL, or np finite values >= 0). */
 int plan_check_margins(int32_t np, const double *margin);
 
-/* The surplus of the rank at sorted position k over the average that the plan may move: all of
- * it once it exceeds the rank's margin, none within it (a threshold: what a sender keeps beyond
- * the average is the phase's critical path, docs/offload-planner.md "Uncertain predictions").
- * The deficit a victim may fill is its distance to avg less its margin: margins protect
- * receivers. Without margins, both are the distance to avg. */
-static inline double plan_surplus(const plan_rank_key *keys, int32_t k, double avg,
+/* The level the senders are lowered to: avg when the victims' room (their deficits less their
+ * margins) takes every surplus beyond its margin, else the one level above avg at which the
+ * senders' loads above it fill that room exactly (water-filling from the top: the room goes to
+ * the most loaded first, docs/offload-planner.md "Uncertain predictions"). avg without margins. */
+double plan_sender_level(int32_t np, const plan_rank_key *keys, double avg, const double *margin);
+
+/* The surplus of the rank at sorted position k that the plan may move: none while its distance
+ * to avg is within its margin (a threshold, not a deduction: what a sender keeps is the phase's
+ * critical path), else its load above `level` (plan_sender_level). The deficit a victim may fill
+ * is its distance to avg less its margin: margins protect receivers. Without margins, both are
+ * the distance to avg. */
+static inline double plan_surplus(const plan_rank_key *keys, int32_t k, double avg, double level,
                                   const double *margin)
 {
     double over = keys[k].load - avg;
-    return margin && over <= margin[keys[k].rank] ? 0.0 : over;
+    return margin && over <= margin[keys[k].rank] ? 0.0 : keys[k].load - level;
 }
 
 static inline double plan_deficit(const plan_rank_key *keys, int32_t k, double avg,

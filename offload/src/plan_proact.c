@@ -68,18 +68,20 @@ int tide_plan_proact_ordered(int32_t np, const double *load, const double *margi
     plan->np = np;
     plan->nmoves = 0;
     double avg = plan_sorted_sum(np, keys) / (double)np;
+    double level = plan_sender_level(np, keys, avg, margin);
 
     /* hi walks offloaders down from the most loaded, lo walks victims up from the least loaded;
      * `over` and `under` are the surplus/deficit still open at the current hi and lo. */
     int32_t hi = np - 1, lo = 0;
-    double over = plan_surplus(keys, hi, avg, margin), under = plan_deficit(keys, lo, avg, margin);
+    double over = plan_surplus(keys, hi, avg, level, margin),
+           under = plan_deficit(keys, lo, avg, margin);
     int64_t left = n_tasks[keys[hi].rank];
     while (hi > lo && keys[hi].load > avg && keys[lo].load < avg) {
         /* A surplus or deficit within the rank's margin is not certain enough to act on: the
          * rank keeps its tasks, or takes none. Never true without margins. */
         if (!(over > 0.0)) {
             hi--;
-            over = plan_surplus(keys, hi, avg, margin);
+            over = plan_surplus(keys, hi, avg, level, margin);
             left = n_tasks[keys[hi].rank];
             continue;
         }
@@ -109,7 +111,7 @@ int tide_plan_proact_ordered(int32_t np, const double *load, const double *margi
         int victim_done = under <= 0.0 || !offloader_done;
         if (offloader_done) {
             hi--;
-            over = plan_surplus(keys, hi, avg, margin);
+            over = plan_surplus(keys, hi, avg, level, margin);
             left = n_tasks[keys[hi].rank];
         }
         if (victim_done) {

@@ -257,16 +257,17 @@ int tide_plan_proact_weighted_ordered(int32_t np, const double *load, const doub
         for (int64_t t = task_off[i]; t < task_off[i + 1]; t++)
             dest[t] = i;
     double avg = plan_sorted_sum(np, s.keys) / (double)np;
+    double level = plan_sender_level(np, s.keys, avg, margin);
 
     int32_t hi = np - 1, lo = 0;
-    double over = plan_surplus(s.keys, hi, avg, margin);
+    double over = plan_surplus(s.keys, hi, avg, level, margin);
     double under = plan_deficit(s.keys, lo, avg, margin);
     offloader_tasks o = {0};
     int32_t loaded = -1; /* the offloader whose tasks `o` holds; sorted only once it is reached */
     while (hi > lo && s.keys[hi].load > avg && s.keys[lo].load < avg) {
         if (!(over > 0.0)) { /* within its margin: see plan_proact.c */
             hi--;
-            over = plan_surplus(s.keys, hi, avg, margin);
+            over = plan_surplus(s.keys, hi, avg, level, margin);
             continue;
         }
         if (!(under > 0.0)) {
@@ -286,7 +287,7 @@ int tide_plan_proact_weighted_ordered(int32_t np, const double *load, const doub
         if (count > 0) add_move(plan, src, dst, count);
         if (offloader_done) {
             hi--;
-            over = plan_surplus(s.keys, hi, avg, margin);
+            over = plan_surplus(s.keys, hi, avg, level, margin);
         }
         if (under <= 0.0) { /* the victim is full */
             lo++;

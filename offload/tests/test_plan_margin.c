@@ -2,7 +2,8 @@
  * test_plan_margin.c - the proactive planners with per-rank margins (prediction uncertainty):
  * zero margins give exactly the plans without them; a sender's margin is a threshold (beyond
  * it the sender moves its whole surplus and still ends at or above L_avg; margins on senders
- * alone that each stay below the surplus give the plan without margins), a victim ends below
+ * alone that each stay below the surplus give the plan without margins), when the victims'
+ * room is short the senders come down to one level (within a task), a victim ends below
  * L_avg - its margin + one task, and only ranks beyond their margins take part. Random cases from
  * seeds, as in test_plan_props.c.
  */
@@ -79,6 +80,31 @@ static void zero_margins_change_nothing(const input *in)
     CHECK(memcmp(d1, d2, sizeof(int32_t) * (size_t)in->off[in->np]) == 0);
 }
 
+/* The level the senders past their threshold are lowered to when the victims' room (deficits
+ * less margins) is short of their surplus, found by bisection (the planner computes it in one
+ * pass from the top): sum over those senders of max(0, L_i - level) = room. */
+static double sender_level(const input *in, double avg)
+{
+    double room = 0, surplus = 0;
+    for (int32_t i = 0; i < in->np; i++) {
+        if (in->load[i] < avg && avg - in->load[i] > in->margin[i])
+            room += avg - in->load[i] - in->margin[i];
+        if (in->load[i] > avg && in->load[i] - avg > in->margin[i]) surplus += in->load[i] - avg;
+    }
+    if (surplus <= room) return avg;
+    double lo = avg, hi = avg + surplus;
+    for (int it = 0; it < 200; it++) {
+        double mid = 0.5 * (lo + hi), above = 0;
+        for (int32_t i = 0; i < in->np; i++)
+            if (in->load[i] > mid && in->load[i] - avg > in->margin[i]) above += in->load[i] - mid;
+        if (above > room)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
 /* Uniform weights: w_i = load_i / n_i. */
 static void uniform_keeps_margins(const input *in)
 {
@@ -97,9 +123,14 @@ static void uniform_keeps_margins(const input *in)
         CHECK(in->load[m->from] > avg + in->margin[m->from]);
         CHECK(in->load[m->to] < avg - in->margin[m->to]);
     }
+    /* The room goes to the most loaded first: a sender past its threshold ends less than one of
+     * its tasks above the level (fails when the first sender takes all the room). */
+    double level = sender_level(in, avg);
     for (int32_t i = 0; i < in->np; i++) {
         if (after[i] < in->load[i]) CHECK(after[i] >= avg - EPS);
         if (after[i] > in->load[i]) CHECK(after[i] < avg - in->margin[i] + max_in[i] + EPS);
+        if (in->load[i] - avg > in->margin[i] && in->n[i] > 0)
+            CHECK(after[i] < level + in->load[i] / (double)in->n[i] + 1e-6);
     }
 }
 
@@ -153,7 +184,9 @@ static void sender_margins_below_surplus_change_nothing(const input *in)
 }
 
 /* A 4-rank case: a sender's margin at or above its surplus moves nothing; just below it, the
- * whole surplus moves. */
+ * whole surplus moves. And two senders (14 and 10 unit tasks, average 6) whose victims have
+ * room for 6 (margins 3): both come down to 9, where the first alone would have taken all the
+ * room and left the second at 10. */
 static void margins_decide(void)
 {
     double load[4] = {4, 4, 4, 12};
@@ -168,6 +201,14 @@ static void margins_decide(void)
     for (size_t k = 0; k < plan.nmoves; k++)
         sent += plan.moves[k].count;
     CHECK_EQ_I64(sent, 6); /* its whole surplus, 12 - 6 */
+    double two[4] = {0, 0, 14, 10}, vm[4] = {3, 3, 0, 0};
+    int64_t n2[4] = {0, 0, 14, 10};
+    CHECK_EQ_I64(tide_plan_proact_margin(4, two, vm, n2, NULL, &plan), TIDE_PLAN_OK);
+    int64_t from[4] = {0};
+    for (size_t k = 0; k < plan.nmoves; k++)
+        from[plan.moves[k].from] += plan.moves[k].count;
+    CHECK_EQ_I64(from[2], 5);
+    CHECK_EQ_I64(from[3], 1);
     double bad[4] = {0, -1, 0, 0};
     CHECK_EQ_I64(tide_plan_proact_margin(4, load, bad, n, NULL, &plan), TIDE_PLAN_EINVAL);
 }
