@@ -61,23 +61,29 @@ static int same_moves(const tide_move_plan *a, const tide_move_plan *b)
     return 1;
 }
 
-static void zero_margins_change_nothing(const input *in)
+/* Both planners give the same plan with margins m as without margins. */
+static void same_as_without(const input *in, const double *m)
 {
-    static const double zeros[MAXNP];
     tide_move m1[MAXNP], m2[MAXNP];
     tide_move_plan a = {.moves = m1, .capacity = MAXNP}, b = {.moves = m2, .capacity = MAXNP};
     CHECK_EQ_I64(tide_plan_proact(in->np, in->load, in->n, NULL, &a), TIDE_PLAN_OK);
-    CHECK_EQ_I64(tide_plan_proact_margin(in->np, in->load, zeros, in->n, NULL, &b), TIDE_PLAN_OK);
+    CHECK_EQ_I64(tide_plan_proact_margin(in->np, in->load, m, in->n, NULL, &b), TIDE_PLAN_OK);
     CHECK(same_moves(&a, &b));
     static int32_t d1[MAXNP * MAXT], d2[MAXNP * MAXT];
     a.nmoves = b.nmoves = 0;
     CHECK_EQ_I64(tide_plan_proact_weighted(in->np, in->load, in->off, in->w, NULL, d1, &a),
                  TIDE_PLAN_OK);
     CHECK_EQ_I64(
-        tide_plan_proact_weighted_margin(in->np, in->load, zeros, in->off, in->w, NULL, d2, &b),
+        tide_plan_proact_weighted_margin(in->np, in->load, m, in->off, in->w, NULL, d2, &b),
         TIDE_PLAN_OK);
     CHECK(same_moves(&a, &b));
     CHECK(memcmp(d1, d2, sizeof(int32_t) * (size_t)in->off[in->np]) == 0);
+}
+
+static void zero_margins_change_nothing(const input *in)
+{
+    static const double zeros[MAXNP];
+    same_as_without(in, zeros);
 }
 
 /* The level the senders past their threshold are lowered to when the victims' room (deficits
@@ -168,19 +174,7 @@ static void sender_margins_below_surplus_change_nothing(const input *in)
     double avg = average(in), m[MAXNP];
     for (int32_t i = 0; i < in->np; i++)
         m[i] = in->load[i] > avg ? 0.9 * (in->load[i] - avg) : 0.0;
-    tide_move m1[MAXNP], m2[MAXNP];
-    tide_move_plan a = {.moves = m1, .capacity = MAXNP}, b = {.moves = m2, .capacity = MAXNP};
-    CHECK_EQ_I64(tide_plan_proact(in->np, in->load, in->n, NULL, &a), TIDE_PLAN_OK);
-    CHECK_EQ_I64(tide_plan_proact_margin(in->np, in->load, m, in->n, NULL, &b), TIDE_PLAN_OK);
-    CHECK(same_moves(&a, &b));
-    static int32_t d1[MAXNP * MAXT], d2[MAXNP * MAXT];
-    CHECK_EQ_I64(tide_plan_proact_weighted(in->np, in->load, in->off, in->w, NULL, d1, &a),
-                 TIDE_PLAN_OK);
-    CHECK_EQ_I64(
-        tide_plan_proact_weighted_margin(in->np, in->load, m, in->off, in->w, NULL, d2, &b),
-        TIDE_PLAN_OK);
-    CHECK(same_moves(&a, &b));
-    CHECK(memcmp(d1, d2, sizeof(int32_t) * (size_t)in->off[in->np]) == 0);
+    same_as_without(in, m);
 }
 
 /* A 4-rank case: a sender's margin at or above its surplus moves nothing; just below it, the
