@@ -24,7 +24,7 @@ double plan_sender_level(int32_t np, const plan_rank_key *keys, double avg, cons
         if (d > 0) room += d;
     }
     for (int32_t k = np - 1; k >= 0 && keys[k].load > avg; k--)
-        if (keys[k].load - avg > margin[keys[k].rank]) surplus += keys[k].load - avg;
+        if (plan_sends(keys, k, avg, margin)) surplus += keys[k].load - avg;
     /* Room for every surplus, up to rounding (deficits and surpluses summed apart): avg, so
      * that a surplus of exactly k tasks still moves k. */
     if (surplus - room <= 1e-9 * surplus) return avg;
@@ -33,7 +33,7 @@ double plan_sender_level(int32_t np, const plan_rank_key *keys, double avg, cons
     double top = 0, level = avg;
     int32_t c = 0;
     for (int32_t k = np - 1; k >= 0 && keys[k].load > avg; k--) {
-        if (keys[k].load - avg <= margin[keys[k].rank]) continue;
+        if (!plan_sends(keys, k, avg, margin)) continue;
         if (c > 0 && level >= keys[k].load) break;
         top += keys[k].load - avg;
         c++;

@@ -28,22 +28,29 @@ double plan_sorted_sum(int32_t np, const plan_rank_key *keys);
 /* Checks margins (NULL, or np finite values >= 0). */
 int plan_check_margins(int32_t np, const double *margin);
 
+/* Whether the rank at sorted position k is a sender: its distance above avg exceeds its margin
+ * (a threshold, not a deduction: what a sender keeps is the phase's critical path). Without
+ * margins, any rank above avg. */
+static inline bool plan_sends(const plan_rank_key *keys, int32_t k, double avg,
+                              const double *margin)
+{
+    return keys[k].load - avg > (margin ? margin[keys[k].rank] : 0.0);
+}
+
 /* The level the senders are lowered to: avg when the victims' room (their deficits less their
  * margins) takes every surplus beyond its margin, else the one level above avg at which the
  * senders' loads above it fill that room exactly (water-filling from the top: the room goes to
  * the most loaded first, docs/offload-planner.md "Uncertain predictions"). avg without margins. */
 double plan_sender_level(int32_t np, const plan_rank_key *keys, double avg, const double *margin);
 
-/* The surplus of the rank at sorted position k that the plan may move: none while its distance
- * to avg is within its margin (a threshold, not a deduction: what a sender keeps is the phase's
- * critical path), else its load above `level` (plan_sender_level). The deficit a victim may fill
+/* The surplus of the rank at sorted position k that the plan may move: none unless it sends
+ * (plan_sends), else its load above `level` (plan_sender_level). The deficit a victim may fill
  * is its distance to avg less its margin: margins protect receivers. Without margins, both are
- * the distance to avg. */
+ * the distance to avg (not positive for a rank that does not send). */
 static inline double plan_surplus(const plan_rank_key *keys, int32_t k, double avg, double level,
                                   const double *margin)
 {
-    double over = keys[k].load - avg;
-    return margin && over <= margin[keys[k].rank] ? 0.0 : keys[k].load - level;
+    return !margin || plan_sends(keys, k, avg, margin) ? keys[k].load - level : 0.0;
 }
 
 static inline double plan_deficit(const plan_rank_key *keys, int32_t k, double avg,
