@@ -29,11 +29,16 @@ void sim_worker_actor(sim_rank *R)
         R->mu->unlock();
         double secs = sim_task_of(R, tid)->dur * sim_slowdown(R->S, R->id, R->phase);
         double start = now();
-        if (secs > 0 && R->S->exec_sleeps)
+        bool sleeps = secs > 0 && R->S->exec_sleeps;
+        if (sleeps)
             sg::this_actor::sleep_for(secs);
         else if (secs > 0)
             sg::this_actor::execute(secs * speed);
-        sim_task_done(R, tid, copy, start, now());
+        double end = now();
+        /* A sleep takes its duration exactly; the clock's end - start can differ from it in the
+         * last bits, and a replay must see the recorded run's loads (docs/sim.md, "Equivalence").
+         */
+        sim_task_done(R, tid, copy, sleeps ? secs : end - start, end);
     }
 }
 

@@ -211,10 +211,9 @@ static void apply_own(sim_rank *R, sim_task *t)
     }
 }
 
-void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end)
+void sim_task_done(sim_rank *R, int tid, bool copy, double took, double end)
 {
     sim_task *t = sim_task_of(R, tid);
-    double took = end - start;
     t->runs++;
     R->L_run += took;
     if (end > R->last_done) R->last_done = end;

@@ -314,7 +314,7 @@ sim_task *sim_task_of(sim_rank *R, int tid);
 int sim_local_pop_front(sim_rank *R); /* -1 when empty */
 void sim_local_unlink(sim_rank *R, int tid);
 int sim_pick_task(sim_rank *R, bool *copy); /* a worker's next task, -1 none */
-void sim_task_done(sim_rank *R, int tid, bool copy, double start, double end);
+void sim_task_done(sim_rank *R, int tid, bool copy, double took, double end);
 /* Tasks, results and the engine's controls; false for a strategy's control (the caller's). */
 bool sim_engine_receive(sim_rank *R, sim_msg *m);
 long sim_own_open(const sim_rank *R);
