@@ -308,7 +308,7 @@ static int predict_candidates(tide_model *m, const tide_task_set *next, candidat
 }
 
 /* A model's selection score: its mean absolute error, or -1 (preferred) while it has fewer
- * than MIN_SCORED scores, so a fresh fit is tried before it is judged. */
+ * than MIN_SCORED scores, so that TIDE_PRED_SELECT=model tries a fresh fit first. */
 static double model_score(const fitted *f)
 {
     return f->err.n < MIN_SCORED ? -1.0 : tide_ring_mean_abs(&f->err);
@@ -348,8 +348,12 @@ static void serve_base(const tide_model *m, const candidates *c, int b, int sour
 
 /* The selection rule (docs/predictor.md): the model with the lowest rolling error serves if it
  * beats the best baseline strictly; a guarded model never serves, and when a guarded model would
- * have served the source says so. TIDE_PRED_SELECT=model serves the first usable model whatever
- * the baselines do, and persistence when there is none. */
+ * have served the source says so. A model is judged before it serves: every candidate is scored
+ * every phase whether it serves or not, so a fit with fewer than MIN_SCORED scores waits for
+ * them. (A fresh fit used to serve at once: the paper's MxM's first rank-model fit served a
+ * victim's load 0.8 s low while persistence was right, and the plan left that room empty for
+ * three phases, docs/performance.md section 13.) TIDE_PRED_SELECT=model serves the first usable
+ * model whatever the baselines do, and persistence when there is none. */
 static void choose(const tide_model *m, const candidates *c, tide_prediction *out)
 {
     int auto_select = m->p.select == TIDE_SELECT_AUTO;
@@ -359,7 +363,9 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     double best_score = INFINITY;
     for (int i = 0; i < m->nfit; i++) {
         double s = model_score(&m->fit[i]);
-        if (!c->model_ok[i] || !(s < bar) || (best >= 0 && !(s < best_score))) continue;
+        if (!c->model_ok[i] || (auto_select && m->fit[i].err.n < MIN_SCORED) || !(s < bar) ||
+            (best >= 0 && !(s < best_score)))
+            continue;
         if (c->guarded[i]) {
             guarded = 1;
             continue;
@@ -372,8 +378,8 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     }
     const fitted *f = &m->fit[best];
     out->load = c->model[best];
-    /* A fresh fit has few errors yet: the baseline's are an estimate of its uncertainty too,
-     * and so is how far it strays from the last load. */
+    /* A fresh fit (served by TIDE_PRED_SELECT=model only) has few errors yet: the baseline's
+     * are an estimate of its uncertainty too, and so is how far it strays from the last load. */
     out->unc = uncertainty(&f->err);
     if (f->err.n < MIN_SCORED)
         out->unc = fmax(fmax(out->unc, uncertainty(&m->base_err[b])),

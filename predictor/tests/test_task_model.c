@@ -19,7 +19,8 @@ int main(void)
     tide_model *m = tide_model_create(&p, err, sizeof err);
     CHECK(m, "%s", err);
     rng r = {31};
-    double feat[TASKS], times[TASKS];
+    double feat[TASKS], times[TASKS], ape = 0;
+    int served = 0;
     for (int ph = 0; ph < 40; ph++) {
         double load = 0;
         for (int i = 0; i < TASKS; i++) {
@@ -27,14 +28,18 @@ int main(void)
             times[i] = task_time(feat[i]) * (1 + 0.01 * rng_normal(&r));
             load += times[i];
         }
+        tide_task_set phase = {TASKS, 1, feat};
+        tide_prediction p;
+        if (tide_model_predict_info(m, &phase, &p) == 0 && p.source == TIDE_SRC_MODEL)
+            ape += fabs(p.load - load) / load, served++;
         CHECK(tide_model_observe_phase(m, load, TASKS, feat, times, 1) == 0, "observe");
     }
     CHECK(tide_model_is_trained(m) && !tide_model_fell_back(m), "%s",
           tide_model_fallback_reason(m));
-    tide_model_stats s;
-    tide_model_get_stats(m, &s);
-    printf("task model: MAPE %.3f%% over %ld phases\n", 100 * s.sum_ape / s.n_ape, s.predicted);
-    CHECK(s.sum_ape / s.n_ape < 0.02, "MAPE %g", s.sum_ape / s.n_ape);
+    /* The baselines serve until the model has been scored on 3 phases (docs/predictor.md):
+     * its accuracy is that of the phases it served, and it must serve nearly all of them. */
+    printf("task model: MAPE %.3f%% over the %d phases it served\n", 100 * ape / served, served);
+    CHECK(served >= 30 && ape / served < 0.02, "served %d, MAPE %g", served, ape / served);
 
     /* A new mix: sizes 15..55 (slight extrapolation). */
     double next[TASKS], pt[TASKS], sum, want = 0;
