@@ -502,6 +502,8 @@ struct tide_rt {
     /* The application thread runs each phase's protocol itself (TIDE_PHASE_DRIVER=auto under a
      * strategy that never acts): no task moves, so the comm thread has no part in a phase. */
     bool inline_phases;
+    /* The load model runs (TIDE_PREDICT; tide_predict_init): someone reads its predictions. */
+    bool predicting;
     /* Set by a layer above the engine (the objects layer) that must be finalized first. */
     int (*finalize_layer)(void);
     atomic_bool stop;

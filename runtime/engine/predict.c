@@ -75,6 +75,17 @@ static double phase_mhz(double now)
     return freq_mhz;
 }
 
+/* TIDE_PREDICT=auto: the model runs only for what reads its predictions (docs/config.md): a
+ * strategy that plans from them, the statistics and the trace, a tool. Otherwise a phase skips
+ * the feature capture, the prediction and the learning (the largest part of a fine-grained
+ * phase's cost after the collective, docs/performance.md section 15). */
+static bool model_read(const tide_rt *rt)
+{
+    const tide_config *c = &rt->cfg;
+    return c->predict == 1 || (rt->lb.ops->flags & TIDE_LB_PLANS) || c->stats_path[0] ||
+           c->trace_path[0] || c->tool_path[0];
+}
+
 int tide_predict_init(tide_rt *rt, char *err, size_t len)
 {
     if (rt->cfg.tool_path[0]) {
@@ -91,7 +102,8 @@ int tide_predict_init(tide_rt *rt, char *err, size_t len)
         return TIDE_ERR_CONFIG;
     }
     freq_read_at = -1;
-    collect = rt->feed.collect;
+    rt->predicting = model_read(rt);
+    collect = rt->predicting && rt->feed.collect;
     filling = 0;
     return TIDE_OK;
 }
@@ -177,6 +189,7 @@ static bool hint_one(tide_queue *q, tide_task *t, void *arg)
 
 void tide_predict_phase(tide_rt *rt)
 {
+    if (!rt->predicting) return;
     tide_feed_tasks next = feed_tasks(&bufs[filling]);
     int rc = tide_feed_predict(&rt->feed, collect ? &next : NULL);
     if (rc == TIDE_PRED_OK && tide_model_fell_back(rt->feed.model) && !rt->warned_fallback &&
@@ -230,6 +243,7 @@ void tide_predict_phase_ended(void)
 
 void tide_predict_observe(tide_rt *rt, double load)
 {
+    if (!rt->predicting) return;
     tide_feed_tasks done = feed_tasks(&bufs[filling ^ 1]);
     tide_feed_observe(&rt->feed, load, collect ? &done : NULL, rt->log.nphases,
                       rt->feed.freq ? phase_mhz(rt->phase_end) : 0);

@@ -127,7 +127,9 @@ TIDE_API int tide_task_create(tide_task **out, tide_task_fn fn, int nargs, const
  * competes with the per-rank one) or task, and ignored with TIDE_PRED_MODEL=rank (unless a
  * TIDE_TOOL library computes features from them). Predictions steer only the strategies that
  * plan from them (TIDE_LB=proact, proact_react); with any other TIDE_LB they appear in the
- * statistics (L_pred, pred_mape) and change nothing (docs/predictor.md). */
+ * statistics (L_pred, pred_mape) and change nothing (docs/predictor.md). Under another TIDE_LB
+ * without statistics, trace or tool the model does not run at all (TIDE_PREDICT=auto, the
+ * default; TIDE_PREDICT=on runs it). */
 TIDE_API int tide_task_set_feature(tide_task *task, int index, double value);
 
 /* Hints, set on a task before submission (docs/strategies.md, "Per-task hints").
@@ -193,7 +195,10 @@ typedef struct tide_phase_stats {
     int64_t bytes_moved; /* task and result bytes sent over MPI, all ranks */
     /* This rank's own values. */
     double W_self, L_self;
-    double L_pred_self; /* this rank's predicted load for the phase; -1 before a model exists */
+    double L_pred_self; /* this rank's predicted load for the phase; -1 before a model exists,
+                         * and when the model does not run (TIDE_PREDICT=auto and nothing
+                         * reads it: a strategy other than proact, no TIDE_STATS, TIDE_TRACE
+                         * or TIDE_TOOL; TIDE_PREDICT=on runs it always) */
     double L_unc_self;  /* its uncertainty (docs/predictor.md); -1 without a prediction */
     int64_t tasks_self, offloaded_self, received_self;
 } tide_phase_stats;

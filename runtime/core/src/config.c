@@ -19,6 +19,7 @@ static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
 static const char *const trace_format_names[] = {"auto", "json", "otf2", NULL};
 static const char *const phase_driver_names[] = {"auto", "comm", NULL};
+static const char *const predict_names[] = {"auto", "on", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -124,6 +125,17 @@ static const tide_knob runtime_rows[] = {
              "about one collective (docs/performance.md, section 15); else the comm thread. "
              "`comm`: always the comm thread (the protocol of every other strategy)",
      FIELD(phase_driver)},
+    {.name = "TIDE_PREDICT",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = predict_names,
+     .help = "whether the load model runs (task features collected, a prediction per phase, "
+             "learning after it). `auto`: when a strategy plans from predictions (`proact`, "
+             "`proact_react`), statistics or a trace are written (`TIDE_STATS`, `TIDE_TRACE`) or "
+             "a tool is loaded (`TIDE_TOOL`); otherwise not, and `tide_stats_last_phase` gives "
+             "`L_pred_self` -1 (Task Bench's `trivial` step on one rank: 0.76 -> 0.45 us, "
+             "docs/performance.md section 15). `on`: always, whatever the strategy",
+     FIELD(predict)},
     {.name = "TIDE_ROUND_US",
      .kind = TIDE_KNOB_INT,
      .def = "500",
