@@ -8,6 +8,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,14 +347,24 @@ static void serve_base(const tide_model *m, const candidates *c, int b, int sour
     out->per_task = 0;
 }
 
+/* Whether a fit must be judged before it serves (TIDE_PRED_SELECT=auto): a model that predicts
+ * from the past loads alone (the rank model) knows nothing the baselines do not, so a fit with
+ * fewer than MIN_SCORED scores waits for them (every candidate is scored every phase, served or
+ * not). The paper's MxM's first rank-model fit served a victim's load 0.8 s low while
+ * persistence was right, and the plan left that room empty for three phases (docs/performance.md
+ * section 13). A model that weighs the phase's tasks knows what the baselines cannot, that the
+ * tasks changed: its fresh fit is tried at once (in tide-sim's moving lake, the ranks the coast
+ * reaches; waiting there cost proact 19% at 512 ranks, docs/sim.md). */
+static bool waits(const fitted *f)
+{
+    return f->err.n < MIN_SCORED && !f->ops->predict_tasks;
+}
+
 /* The selection rule (docs/predictor.md): the model with the lowest rolling error serves if it
  * beats the best baseline strictly; a guarded model never serves, and when a guarded model would
- * have served the source says so. A model is judged before it serves: every candidate is scored
- * every phase whether it serves or not, so a fit with fewer than MIN_SCORED scores waits for
- * them. (A fresh fit used to serve at once: the paper's MxM's first rank-model fit served a
- * victim's load 0.8 s low while persistence was right, and the plan left that room empty for
- * three phases, docs/performance.md section 13.) TIDE_PRED_SELECT=model serves the first usable
- * model whatever the baselines do, and persistence when there is none. */
+ * have served the source says so; a fresh fit of a model without the tasks waits (waits()).
+ * TIDE_PRED_SELECT=model serves the first usable model whatever the baselines do, and
+ * persistence when there is none. */
 static void choose(const tide_model *m, const candidates *c, tide_prediction *out)
 {
     int auto_select = m->p.select == TIDE_SELECT_AUTO;
@@ -363,7 +374,7 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     double best_score = INFINITY;
     for (int i = 0; i < m->nfit; i++) {
         double s = model_score(&m->fit[i]);
-        if (!c->model_ok[i] || (auto_select && m->fit[i].err.n < MIN_SCORED) || !(s < bar) ||
+        if (!c->model_ok[i] || (auto_select && waits(&m->fit[i])) || !(s < bar) ||
             (best >= 0 && !(s < best_score)))
             continue;
         if (c->guarded[i]) {
@@ -378,8 +389,9 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     }
     const fitted *f = &m->fit[best];
     out->load = c->model[best];
-    /* A fresh fit (served by TIDE_PRED_SELECT=model only) has few errors yet: the baseline's
-     * are an estimate of its uncertainty too, and so is how far it strays from the last load. */
+    /* A fresh fit (of the task model, or under TIDE_PRED_SELECT=model) has few errors yet: the
+     * baseline's are an estimate of its uncertainty too, and so is how far it strays from the
+     * last load. */
     out->unc = uncertainty(&f->err);
     if (f->err.n < MIN_SCORED)
         out->unc = fmax(fmax(out->unc, uncertainty(&m->base_err[b])),

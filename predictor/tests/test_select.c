@@ -1,7 +1,7 @@
 /* The guards around a prediction, one behaviour each: a spike neither retrains the model nor
  * moves the next prediction; a level step is followed within 2 x window phases; a model that
  * loses to the baselines is not served, one that beats them serves once it has been scored on 3
- * phases; a wild prediction is replaced and counted; auto serves
+ * phases (a task model's fresh fit at once); a wild prediction is replaced and counted; auto serves
  * the task model when the tasks' features predict their times, and the rank model otherwise. */
 #include "testutil.h"
 #include "tide_predictor.h"
@@ -177,6 +177,33 @@ static void judged_before_served(void)
            s.by_source[TIDE_SRC_MODEL], s.predicted);
     CHECK(first == 4, "auto: the fit served first at phase %d, not after 3 scored phases", first);
     CHECK(s.by_source[TIDE_SRC_MODEL] == 8, "served %ld phases", s.by_source[TIDE_SRC_MODEL]);
+    tide_model_destroy(m);
+
+    /* A model that weighs the phase's tasks (task times size^3, mixes drawn anew each phase)
+     * knows what the baselines cannot: its fresh fit serves from its first prediction. */
+    m = make("task");
+    rng r = {91};
+    int first_pred = -1, first_task = -1;
+    for (int ph = 0; ph < 10; ph++) {
+        double feat[12], times[12], load = 0;
+        for (int i = 0; i < 12; i++) {
+            feat[i] = 10 + (int)(40 * rng_uniform(&r));
+            times[i] = 2e-4 * feat[i] * feat[i] * feat[i];
+            load += times[i];
+        }
+        tide_task_set ts = {12, 1, feat};
+        tide_prediction p;
+        if (tide_model_predict_info(m, &ts, &p) == 0) {
+            if (first_pred < 0) first_pred = ph;
+            if (p.source == TIDE_SRC_MODEL && first_task < 0) first_task = ph;
+        }
+        tide_model_observe_phase(m, load, 12, feat, times, 1);
+    }
+    printf("a task model: first prediction at phase %d, served from phase %d\n", first_pred,
+           first_task);
+    CHECK(first_pred >= 0 && first_task == first_pred,
+          "the task model's fresh fit waited: served from phase %d, first prediction %d",
+          first_task, first_pred);
     tide_model_destroy(m);
 }
 
