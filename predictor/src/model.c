@@ -309,7 +309,7 @@ static int predict_candidates(tide_model *m, const tide_task_set *next, candidat
 }
 
 /* A model's selection score: its mean absolute error, or -1 (preferred) while it has fewer
- * than MIN_SCORED scores, so that TIDE_PRED_SELECT=model tries a fresh fit first. */
+ * than MIN_SCORED scores, so that a fresh fit that may serve (waits()) is tried first. */
 static double model_score(const fitted *f)
 {
     return f->err.n < MIN_SCORED ? -1.0 : tide_ring_mean_abs(&f->err);

@@ -35,9 +35,8 @@ void sim_worker_actor(sim_rank *R)
         else if (secs > 0)
             sg::this_actor::execute(secs * speed);
         double end = now();
-        /* A sleep takes its duration exactly; the clock's end - start can differ from it in the
-         * last bits, and a replay must see the recorded run's loads (docs/sim.md, "Equivalence").
-         */
+        /* A sleep takes its duration exactly (the clock's end - start can differ in the last
+         * bits; a replay must see the recorded loads, docs/sim.md "Equivalence"). */
         sim_task_done(R, tid, copy, sleeps ? secs : end - start, end);
     }
 }
