@@ -389,6 +389,8 @@ void tide_stats_free(tide_phase_log *log);
  */
 
 typedef enum { TIDE_PHASE_DRIVER_AUTO = 0, TIDE_PHASE_DRIVER_COMM = 1 } tide_phase_driver;
+/* TIDE_PREDICT (tide_config.predict), in the order of its choices. */
+typedef enum { TIDE_PREDICT_AUTO = 0, TIDE_PREDICT_ON = 1 } tide_predict_mode;
 typedef enum { TIDE_TRACE_AUTO = 0, TIDE_TRACE_JSON = 1, TIDE_TRACE_OTF2 = 2 } tide_trace_format;
 
 typedef struct tide_trace tide_trace;

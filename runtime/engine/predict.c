@@ -82,8 +82,8 @@ static double phase_mhz(double now)
 static bool model_read(const tide_rt *rt)
 {
     const tide_config *c = &rt->cfg;
-    return c->predict == 1 || (rt->lb.ops->flags & TIDE_LB_PLANS) || c->stats_path[0] ||
-           c->trace_path[0] || c->tool_path[0];
+    return c->predict == TIDE_PREDICT_ON || (rt->lb.ops->flags & TIDE_LB_PLANS) ||
+           c->stats_path[0] || c->trace_path[0] || c->tool_path[0];
 }
 
 int tide_predict_init(tide_rt *rt, char *err, size_t len)

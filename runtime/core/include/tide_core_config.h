@@ -46,7 +46,7 @@ typedef struct tide_config {
     int strict;            /* TIDE_STRICT: an unknown TIDE_* name in the environment is an error */
     int round_us;          /* TIDE_ROUND_US: interval of status rounds */
     int phase_driver;      /* TIDE_PHASE_DRIVER: tide_phase_driver */
-    int predict;           /* TIDE_PREDICT: 0 auto, 1 on */
+    int predict;           /* TIDE_PREDICT: tide_predict_mode */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];
     tide_model_params pred; /* TIDE_PRED_*: the load model */
