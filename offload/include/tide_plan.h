@@ -159,13 +159,14 @@ int tide_plan_proact_weighted_ordered(int32_t np, const double *load, const doub
  *
  * A proactive plan says how many tasks leave each rank; this step decides which of those moves
  * pay for their transfer. Each sender's tasks leave one after another in the transport's order
- * at the rate its sends drained at lately (bw, bytes per second), so its k-th task arrives at
- * k * bytes / bw after the phase start. A rank with T workers and predicted load L works until
- * L / T (a fluid model of its workers). A moved task of weight w that arrives at A on rank j
- * starts at max(end_j, A) and ends at c = max(start + w / T_j, A + w). The move is made when c
- * is earlier than the end of its sender while the sender still holds it: then neither rank
- * ends later than without the move, so under the model no rank ends later than with no moves
- * at all. A move that fails this test is dropped, with every later move of the same
+ * from the time its plan is made (ready, seconds after the phase start: the plan's collectives
+ * while its workers already run) at the rate its sends drained at lately (bw, bytes per second),
+ * so its k-th task arrives at ready + k * bytes / bw after the phase start. A rank with T workers
+ * and predicted load L works until L / T (a fluid model of its workers). A moved task of weight w
+ * that arrives at A on rank j starts at max(end_j, A) and ends at c = max(start + w / T_j, A + w).
+ * The move is made when c is earlier than the end of its sender while the sender still holds it:
+ * then neither rank ends later than without the move, so under the model no rank ends later than
+ * with no moves at all. A move that fails this test is dropped, with every later move of the same
  * (sender, receiver) pair (they would arrive later still); a dropped move takes no link time.
  * ------------------------------------------------------------------------------------------- */
 typedef struct tide_xfer_rank {
@@ -173,6 +174,7 @@ typedef struct tide_xfer_rank {
     double threads; /* workers (> 0) */
     double bw;      /* bytes per second its task messages drain at; 0: unknown (moves are free) */
     double bytes;   /* wire bytes of one of its tasks (>= 0) */
+    double ready;   /* seconds after the phase start when its first send can leave (>= 0) */
 } tide_xfer_rank;
 
 typedef struct tide_xfer_send {
@@ -191,10 +193,19 @@ int tide_plan_transfer_order(int32_t np, tide_xfer_send *sends, size_t n);
  * interleave). finish (NULL, or np entries) receives each rank's predicted end after the kept
  * moves, seconds after the phase start: a sender can take back whatever it still holds then
  * (its tasks are late). Deterministic: every rank gets the same answer from the same input.
- * Returns TIDE_PLAN_OK, TIDE_PLAN_EINVAL (bad rank, weight, load, threads, bw or bytes) or
- * TIDE_PLAN_ENOMEM. */
+ * Returns TIDE_PLAN_OK, TIDE_PLAN_EINVAL (bad rank, weight, load, threads, bw, bytes or ready)
+ * or TIDE_PLAN_ENOMEM. */
 int tide_plan_transfer(int32_t np, const tide_xfer_rank *rank, tide_xfer_send *sends, size_t n,
                        double *finish);
+
+/* A plan made while the workers already run (TIDE_LB_START_EARLY) may move only what is still
+ * queued when its sends take it. A rank's n task weights, by the tasks' positions when the phase
+ * opened (w[k] >= 0), are marked for the plan: queued[0 .. nq) are the positions of the tasks
+ * still queued, in the order the workers take them; every other task started. Each started
+ * task, and the first queued ones until their weights reach budget (the task-seconds its
+ * workers start before the plan is applied), get -w[k]; the rest stay. The planner reads a
+ * negative weight as load that cannot move. Positions outside [0, n) are ignored. */
+void tide_plan_freeze(double *w, long n, const long *queued, long nq, double budget);
 
 /* The rate a rank's burst of moves drains at (send_bw in the status and the statistics): the
  * bytes of a plan's task messages over the time from the burst's first task waiting to leave

@@ -66,7 +66,8 @@ int tide_plan_transfer_order(int32_t np, tide_xfer_send *sends, size_t n)
 static bool valid_rank(const tide_xfer_rank *r)
 {
     return isfinite(r->load) && r->load >= 0 && isfinite(r->threads) && r->threads > 0 &&
-           isfinite(r->bw) && r->bw >= 0 && isfinite(r->bytes) && r->bytes >= 0;
+           isfinite(r->bw) && r->bw >= 0 && isfinite(r->bytes) && r->bytes >= 0 &&
+           isfinite(r->ready) && r->ready >= 0;
 }
 
 /* Scratch of the walk: per rank its fluid end, the latest end of a task it received, when its
@@ -100,8 +101,10 @@ static int walk_init(walk *w, int32_t np, const tide_xfer_rank *rank, const tide
     if (!w->end || !w->last || !w->link || !w->first || !w->next || !w->stop || !w->mine ||
         !w->heap)
         return TIDE_PLAN_ENOMEM;
-    for (size_t i = 0; i < P; i++)
+    for (size_t i = 0; i < P; i++) {
         w->end[i] = rank[i].load / rank[i].threads;
+        w->link[i] = rank[i].ready;
+    }
     for (size_t k = 0; k < n; k++) /* a counting sort by sender, stable */
         w->first[s[k].from + 1]++;
     for (size_t i = 0; i < P; i++) {
@@ -267,4 +270,19 @@ double tide_drain_phase_end(tide_drain *d, double now, double *last_done)
     *last_done = d->last_done;
     d->time = d->bytes = d->last_done = 0;
     return tide_drain_rate(d);
+}
+
+void tide_plan_freeze(double *w, long n, const long *queued, long nq, double budget)
+{
+    if (!w || n <= 0) return;
+    for (long k = 0; k < n; k++) /* started, until found queued */
+        w[k] = -w[k];
+    for (long q = 0; queued && q < nq; q++) {
+        long k = queued[q];
+        if (k < 0 || k >= n || w[k] > 0) continue;
+        if (budget > 0)
+            budget += w[k]; /* about to start: it stays marked */
+        else
+            w[k] = -w[k];
+    }
 }

@@ -1,5 +1,6 @@
 /* Transfer-aware plans (tide_plan_transfer): moves that would arrive too late to gain anything
- * stay; with free or fast transfers the plan is kept whole; the transport's send order; on
+ * stay; with free or fast transfers the plan is kept whole; a plan made late sends late; the
+ * weights of a plan made while the workers run (tide_plan_freeze); the transport's send order; on
  * random plans, the model never predicts a phase longer than moving nothing; and the drain rate
  * the plans are made with (tide_drain). */
 #include "check.h"
@@ -20,9 +21,9 @@ static int kept(const tide_xfer_send *s, size_t n)
  * workers, 30 planned moves in the transport's order. */
 static size_t one_sender(tide_xfer_rank *r, tide_xfer_send *s, double bw)
 {
-    r[0] = (tide_xfer_rank){40, 4, bw, 1e6};
+    r[0] = (tide_xfer_rank){40, 4, bw, 1e6, 0};
     for (int j = 1; j < 4; j++)
-        r[j] = (tide_xfer_rank){0, 4, bw, 1e6};
+        r[j] = (tide_xfer_rank){0, 4, bw, 1e6, 0};
     size_t n = 0;
     for (int pass = 0; pass < 10; pass++)
         for (int j = 1; j < 4; j++)
@@ -55,10 +56,60 @@ static void slow_link_drops_late_moves(void)
     CHECK_EQ_I64(kept(s, n), 30);
 }
 
+/* A plan made 3 s into the phase while the workers ran (TIDE_LB_START_EARLY): its sends leave
+ * from then on, so task k arrives at 3 + k s and pays while 4 + k < 10 - (k - 1) / 4, that is
+ * for k <= 4 (7 with the plan at the phase start). */
+static void late_plan_sends_late(void)
+{
+    tide_xfer_rank r[4];
+    tide_xfer_send s[30];
+    double fin[4];
+    size_t n = one_sender(r, s, 1e6);
+    for (int i = 0; i < 4; i++)
+        r[i].ready = 3;
+    CHECK(tide_plan_transfer(4, r, s, n, fin) == TIDE_PLAN_OK);
+    CHECK_EQ_I64(kept(s, n), 4);
+    for (size_t k = 0; k < 4; k++)
+        CHECK(fabs(s[k].arrival - (double)(k + 4)) < 1e-12);
+    CHECK(fabs(fin[0] - (10 - 4 * 0.25)) < 1e-12);
+    /* A plan that comes after its sender would have ended moves nothing, even when free. */
+    n = one_sender(r, s, 0);
+    for (int i = 0; i < 4; i++)
+        r[i].ready = 11;
+    CHECK(tide_plan_transfer(4, r, s, n, NULL) == TIDE_PLAN_OK);
+    CHECK_EQ_I64(kept(s, n), 0);
+    r[0].ready = -1;
+    CHECK(tide_plan_transfer(4, r, s, n, NULL) == TIDE_PLAN_EINVAL);
+    r[0].ready = NAN;
+    CHECK(tide_plan_transfer(4, r, s, n, NULL) == TIDE_PLAN_EINVAL);
+}
+
+/* The weights a plan made while the workers run sees (tide_plan_freeze): started tasks and the
+ * queued ones the workers reach before the plan is applied count as load that cannot move. */
+static void freeze_marks_started_and_next(void)
+{
+    /* Positions 0..5; 0 and 2 started; the queue takes 1, 3, 4, 5 in that order. */
+    double w[6] = {1, 2, 3, 4, 5, 6};
+    const long queued[4] = {1, 3, 4, 5};
+    tide_plan_freeze(w, 6, queued, 4, 5.5); /* 1 (2 s) and 3 (4 s) reach 5.5 s */
+    const double want[6] = {-1, -2, -3, -4, 5, 6};
+    for (int k = 0; k < 6; k++)
+        CHECK(w[k] == want[k]);
+    /* No budget: only the started ones; a queue order other than the positions' is followed;
+     * positions out of range are ignored. */
+    double v[4] = {1, 2, 3, 4};
+    const long order[4] = {3, 1, 9, -1};
+    tide_plan_freeze(v, 4, order, 4, 0);
+    CHECK(v[0] == -1 && v[1] == 2 && v[2] == -3 && v[3] == 4);
+    double u[4] = {1, 2, 3, 4};
+    tide_plan_freeze(u, 4, order, 4, 1); /* the first queued (position 3) reaches it */
+    CHECK(u[0] == -1 && u[1] == 2 && u[2] == -3 && u[3] == -4);
+}
+
 /* A move that gains nothing even when free stays: the receiver would end later than the sender. */
 static void no_gain_no_move(void)
 {
-    tide_xfer_rank r[2] = {{10, 1, 0, 0}, {9.5, 1, 0, 0}};
+    tide_xfer_rank r[2] = {{10, 1, 0, 0, 0}, {9.5, 1, 0, 0, 0}};
     tide_xfer_send s[1] = {{0, 1, 0, 1.0, 0}};
     CHECK(tide_plan_transfer(2, r, s, 1, NULL) == TIDE_PLAN_OK);
     CHECK(s[0].arrival == -1);
@@ -77,7 +128,7 @@ static void transport_order(void)
 
 static void bad_input(void)
 {
-    tide_xfer_rank r[2] = {{1, 1, 0, 0}, {1, 0, 0, 0}}; /* no workers */
+    tide_xfer_rank r[2] = {{1, 1, 0, 0, 0}, {1, 0, 0, 0, 0}}; /* no workers */
     tide_xfer_send s[1] = {{0, 1, 0, 1, 0}};
     CHECK(tide_plan_transfer(2, r, s, 1, NULL) == TIDE_PLAN_EINVAL);
     r[1].threads = 1;
@@ -108,7 +159,7 @@ static void random_plans(void)
             n[i] = 1 + (int64_t)(test_rand(&seed) % 60);
             load[i] = (double)n[i] * (0.01 + 0.1 * (double)(test_rand(&seed) % 100) / 100);
             double bw = test_rand(&seed) % 4 == 0 ? 0 : 1e6 * (double)(1 + test_rand(&seed) % 1000);
-            r[i] = (tide_xfer_rank){load[i], (double)(1 + test_rand(&seed) % 8), bw, 2e6};
+            r[i] = (tide_xfer_rank){load[i], (double)(1 + test_rand(&seed) % 8), bw, 2e6, 0};
             worst = fmax(worst, load[i] / r[i].threads);
         }
         tide_move moves[16];
@@ -184,6 +235,8 @@ int main(void)
 {
     drain_rate();
     slow_link_drops_late_moves();
+    late_plan_sends_late();
+    freeze_marks_started_and_next();
     no_gain_no_move();
     transport_order();
     bad_input();

@@ -36,7 +36,7 @@ static int transfer(int np, const double *load, const int64_t *n, double threads
                                               load[mv->from] / (double)n[mv->from], 0};
     }
     for (int i = 0; i < np; i++)
-        rank[i] = (tide_xfer_rank){load[i], threads, 0, 0};
+        rank[i] = (tide_xfer_rank){load[i], threads, 0, 0, 0};
     if (tide_plan_transfer_order(np, sends, count) != TIDE_PLAN_OK ||
         tide_plan_transfer(np, rank, sends, count, NULL) != TIDE_PLAN_OK)
         return 1;
