@@ -2,10 +2,11 @@
  * others; tasks of two sizes, the size given as a feature) over many phases. Checks that the
  * model predicts every rank's load from phase FIRST on (not before: the first phase after the
  * model has more samples than coefficients), and that in every planned phase each rank sends and
- * receives exactly what its row and column of the plan say (the plan recomputed here from all
- * ranks' predictions and uncertainties with the same planner). With TIDE_STATS set, rank 0 also
- * checks the file: pred_source null in exactly the first FIRST phases. Usage:
- * test_proact PHASES FIRST */
+ * receives at most what its row and column of the plan say (the plan recomputed here from all
+ * ranks' predictions and uncertainties with the same planner; a planned task that started
+ * before the plan was applied stays), all of its row in some phase, nothing lost in between. With
+ * TIDE_STATS set, rank 0 also checks the file: pred_source null in exactly the first FIRST phases.
+ * Usage: test_proact PHASES FIRST */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 #include "tide.h"
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
     double *pred = malloc((size_t)np * sizeof *pred), *unc = malloc((size_t)np * sizeof *unc);
     int64_t *n = malloc((size_t)np * sizeof *n), *tb = malloc((size_t)np * np * sizeof *tb);
     tide_move *moves = malloc((size_t)np * sizeof *moves);
-    int planned = 0;
+    int planned = 0, exact = 0;
     for (int p = 0; p < phases; p++) {
         for (int i = 0; i < ntasks; i++) {
             out[i] = 0;
@@ -107,19 +108,29 @@ int main(int argc, char **argv)
         int64_t send = 0, recv = 0;
         for (int j = 0; j < np; j++)
             if (j != me) send += tb[me * np + j], recv += tb[j * np + me];
-        CHECK(st.offloaded_self == send, "phase %d: sent %lld tasks, the plan says %lld", p,
+        /* The workers run while the plan is made (TIDE_LB_START_EARLY): a planned task that
+         * started meanwhile stays, so a rank sends at most its row of the plan (all of it unless
+         * the machine held the comm thread back) and receives at most its column. */
+        CHECK(st.offloaded_self <= send, "phase %d: sent %lld tasks, the plan says %lld", p,
               (long long)st.offloaded_self, (long long)send);
-        CHECK(st.received_self == recv, "phase %d: received %lld tasks, the plan says %lld", p,
+        CHECK(st.received_self <= recv, "phase %d: received %lld tasks, the plan says %lld", p,
               (long long)st.received_self, (long long)recv);
+        long long mv[2] = {st.offloaded_self, st.received_self}, tot[2];
+        MPI_Allreduce(mv, tot, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(tot[0] == tot[1], "phase %d: %lld sent, %lld received", p, tot[0], tot[1]);
+        exact += send > 0 && st.offloaded_self == send;
         planned += send > 0;
     }
-    int any;
+    int any, whole;
     MPI_Allreduce(&planned, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&exact, &whole, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     /* A tool's model predicting the same for every rank (EXPECT_PRED_MIN) plans no move. */
     if (pred_min == 0) CHECK(any > 0, "no planned phase moved a task");
+    if (pred_min == 0 && !getenv("EXPECT_WEIGHTED"))
+        CHECK(whole > 0, "no rank ever sent its whole row of a plan");
     CHECK_OK(tide_finalize());
     if (me == 0 && getenv("TIDE_STATS")) check_stats_file(getenv("TIDE_STATS"), phases, first);
     free(pred), free(unc), free(n), free(tb), free(moves);
-    if (me == 0) printf("proact: every planned move matched the plan\n");
+    if (me == 0) printf("proact: every planned move kept to the plan\n");
     return 0;
 }

@@ -42,6 +42,8 @@ typedef struct tide_rank_status {
     double task_bytes;  /* mean wire bytes of its queued own tasks (phase start; 0 elsewhere) */
     double send_bw;     /* bytes per second its sends drained at lately (0: not measured yet) */
     double plan_moving; /* 1: tasks of its plan are still on their way (tide_drain_busy) */
+    double plan_at;     /* seconds after its phase opened at which its last phase_begin returned
+                         * (TIDE_LB_START_EARLY: its workers ran meanwhile; 0: none yet) */
     /* The engine's phase check: the phase the rank is in (1 for its first tide_taskwait) or,
      * with finalizing = 1, the phases it completed before tide_finalize. */
     double phase, finalizing;
@@ -125,8 +127,8 @@ typedef struct tide_lb_actions {
     /* Moves up to n not-yet-started own tasks to rank dest (from the back of the queue); returns
      * how many were taken. */
     int (*offload)(void *ctx, int dest, int n);
-    /* Moves the own tasks whose queue position k at phase start has dest[k] != rank; returns how
-     * many moved. n is the number of queued tasks the strategy saw (all[rank].queued). */
+    /* Moves the own tasks whose position k when the phase opened has dest[k] != rank and that
+     * are still queued; returns how many moved. n is the phase's own tasks (all[rank].ntasks). */
     int (*offload_selected)(void *ctx, const int32_t *dest, long n);
     /* Sends copies of up to n not-yet-started own tasks to dest; the first copy to complete wins.
      * Returns how many were replicated. */
@@ -135,8 +137,10 @@ typedef struct tide_lb_actions {
     /* phase_begin only, every rank at the same point: gathers n doubles from each rank, counts[i]
      * from rank i, into out in rank order. */
     void (*allgatherv)(void *ctx, const double *mine, int n, const int *counts, double *out);
-    /* Predicted times of the n queued own tasks in queue order (the task model's weights, scaled
-     * to the served prediction); false when there are none. */
+    /* Predicted times of the phase's n own tasks in their order when it opened (the task model's
+     * weights, scaled to the served prediction); a task that started, or that the workers will
+     * start before the plan is applied (TIDE_LB_START_EARLY), weighs minus its time
+     * (tide_plan_freeze). False when there are none. */
     bool (*task_times)(void *ctx, double *times, long n);
     /* A broken protocol: ends the run with the message (does not return). */
     void (*fatal)(void *ctx, const char *msg);
@@ -180,7 +184,13 @@ enum {
     TIDE_LB_ROUNDS = 1u << 1,
     /* It plans from the load predictions (proact): finalize says when a run ended before any
      * phase had a prediction for every rank, so that no plan was ever made. */
-    TIDE_LB_PLANS = 1u << 2
+    TIDE_LB_PLANS = 1u << 2,
+    /* With TIDE_LB_PHASE_SYNC: the workers start the own tasks when the phase opens instead of
+     * waiting for phase_begin, so that the status allgather and the strategy's own collectives
+     * cost no worker time. phase_begin then moves only what is still queued: offload takes from
+     * the back, and offload_selected names tasks by their position when the phase opened, skipping
+     * those that started (task_times marks them with negative weights, tide_plan_freeze). */
+    TIDE_LB_START_EARLY = 1u << 3
 };
 
 typedef struct tide_lb_ops {
@@ -199,6 +209,13 @@ typedef struct tide_lb_ops {
      * nothing. libtide calls progress at every turn regardless; tide-sim skips the idle turns
      * before it, which gives the same run for a fraction of the simulation's work. */
     double (*quiet_until)(const tide_lb_view *v);
+    /* Optional, with TIDE_LB_ROUNDS: after phase_begin and each round, whether the phase still
+     * needs rounds every TIDE_ROUND_US (NULL: always). When false, this rank joins the next
+     * round only once its own work is done, which is how a phase ends: a strategy whose round
+     * would do nothing spares the ranks a status allgather per interval (on a slow network they
+     * delay the tasks' data and results). Ranks may answer differently: a round completes when
+     * the last rank joins it. */
+    bool (*rounds_needed)(const tide_lb_view *v);
     /* A control message from rank src; may arrive in any phase (stale ones included), or after
      * the last one (v->running false). */
     void (*control)(const tide_lb_view *v, const tide_lb_actions *a, int src,

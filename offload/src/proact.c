@@ -41,7 +41,8 @@ static tide_xfer_rank *xfer_ranks(const tide_lb_view *v, const double *load)
         r[i] = (tide_xfer_rank){.load = load[i] > 0 ? load[i] : 0,
                                 .threads = st->threads >= 1 ? st->threads : 1,
                                 .bw = st->send_bw > 0 ? st->send_bw : 0,
-                                .bytes = st->task_bytes > 0 ? st->task_bytes : 0};
+                                .bytes = st->task_bytes > 0 ? st->task_bytes : 0,
+                                .ready = st->plan_at > 0 ? st->plan_at : 0};
     }
     return r;
 }
@@ -179,8 +180,10 @@ static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
 }
 
 /* With per-task weights the plan chooses which tasks leave so that the moved load fits each
- * victim's deficit: every rank contributes its tasks' weights, in queue order, to one
- * allgatherv, which every rank must join even when it has no per-task weights. */
+ * victim's deficit: every rank contributes its tasks' weights, in their order when the phase
+ * opened, to one allgatherv, which every rank must join even when it has no per-task weights.
+ * The workers run meanwhile (TIDE_LB_START_EARLY): a task that started, or will have when the
+ * plan is applied, comes with a negative weight and counts as load that cannot move. */
 static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
 {
     int np = v->size, me = v->rank;
@@ -192,7 +195,7 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
         a->fatal(a->ctx, "proact: out of memory planning a phase");
     off[0] = 0;
     for (int i = 0; i < np; i++) {
-        counts[i] = (int)v->all[i].queued;
+        counts[i] = (int)v->all[i].ntasks;
         off[i + 1] = off[i] + counts[i];
         load[i] = tide_lb_key_value(&v->all[i], TIDE_LB_KEY_PRED);
     }
@@ -208,14 +211,16 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
         for (int k = 0; k < counts[me]; k++)
             mine[k] = avg;
     a->allgatherv(a->ctx, mine, counts[me], counts, w);
-    /* A rank that adopted pooled coefficients predicts the sum of its weighted tasks now (the
-     * workers wait for the plan: every task is still queued). */
+    /* A rank that adopted pooled coefficients predicts the sum of its weighted tasks now, the
+     * started ones included. */
     for (int i = 0; pooled && i < np; i++)
         if (v->all[i].task_pred != 1) {
             load[i] = 0;
             for (int64_t t = off[i]; t < off[i + 1]; t++)
-                load[i] += w[t];
+                load[i] += fabs(w[t]);
         }
+    for (int64_t t = 0; t < off[np]; t++) /* started, or about to: it stays */
+        if (w[t] < 0) w[t] = 0;
     margins(v, margin);
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
     const int32_t *order = pooled ? NULL : tide_lb_order(v, TIDE_LB_KEY_PRED);
@@ -401,6 +406,13 @@ static void proact_round(const tide_lb_view *v, const tide_lb_actions *a)
     if (!s->planned) react_move(v, a);
 }
 
+/* A planned phase needs no rounds: its round does nothing (the safety net runs in progress). */
+static bool proact_rounds_needed(const tide_lb_view *v)
+{
+    const proact_state *s = v->state;
+    return !s->planned;
+}
+
 static void proact_react_round(const tide_lb_view *v, const tide_lb_actions *a)
 {
     react_move(v, a);
@@ -410,17 +422,19 @@ static const tide_lb_knob *const proact_knobs[] = {
     &tide_lb_knob_react_threshold, &tide_lb_knob_react_max_tasks, &proact_margin, NULL};
 
 const tide_lb_ops tide_lb_proact = {.name = "proact",
-                                    .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_PLANS,
+                                    .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_PLANS |
+                                             TIDE_LB_START_EARLY,
                                     .state_size = sizeof(proact_state),
                                     .knobs = proact_knobs,
                                     .help = "proactive offloading from predicted loads",
                                     .phase_begin = proact_begin,
                                     .round = proact_round,
                                     .progress = proact_progress,
-                                    .quiet_until = proact_quiet_until};
+                                    .quiet_until = proact_quiet_until,
+                                    .rounds_needed = proact_rounds_needed};
 const tide_lb_ops tide_lb_proact_react = {.name = "proact_react",
-                                          .flags =
-                                              TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_PLANS,
+                                          .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS |
+                                                   TIDE_LB_PLANS | TIDE_LB_START_EARLY,
                                           .state_size = sizeof(proact_state),
                                           .knobs = proact_knobs,
                                           .help = "proactive plan plus reactive corrections",

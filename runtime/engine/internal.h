@@ -74,6 +74,13 @@ typedef struct tide_rbuf {
     unsigned char *data;
 } tide_rbuf;
 
+/* What a phase-start plan needs of an own task once it may have started (tide_rt.marks). */
+typedef struct tide_task_mark {
+    long sample; /* its predictor sample (tide_task.sample) */
+    double cost; /* its cost hint, -1: none */
+    bool pinned;
+} tide_task_mark;
+
 struct tide_task {
     struct tide_task *next, *prev;
     tide_task_fn fn;
@@ -90,6 +97,7 @@ struct tide_task {
     atomic_int refs;  /* replicated tasks: the local side and the replica table each hold one */
     double exec_time; /* measured, seconds */
     long sample;      /* index of the task's predictor sample in its phase, -1: none */
+    long pos;         /* own tasks: its position among its phase's submissions (tide_task_mark) */
     double features[TIDE_MAX_FEATURES];
     tide_arg *args; /* nargs descriptors; VALUE ptrs point into this allocation */
     void **argv;    /* what the task function receives */
@@ -500,7 +508,20 @@ struct tide_rt {
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
     atomic_int phase_done;
     atomic_int plan_ready; /* phases whose strategy has chosen what moves (phase_sync only) */
-    bool plan_at_start;    /* the strategy plans at phase start: own tasks wait for plan_ready */
+    /* The strategy plans at phase start and holds the own tasks until it did (TIDE_LB_PHASE_SYNC
+     * without TIDE_LB_START_EARLY): own tasks wait for plan_ready. */
+    bool plan_at_start;
+    bool start_early; /* TIDE_LB_START_EARLY: the workers run while the strategy plans */
+    /* What a plan needs of each own task of the phase, by its position (tide_task.pos), also
+     * once the task started: written by tide_task_submit under local.lock, read by the comm
+     * thread while the phase runs (predict.c: tide_predict_task_times). n: marks recorded for
+     * the tasks submitted since the last taskwait (fewer than them when out of memory). */
+    struct {
+        tide_task_mark *at;
+        long n, cap;
+        long *queued, queued_cap; /* scratch: the queued tasks' positions, in queue order */
+    } marks;
+    double plan_at; /* seconds after phase_start at which the last phase_begin returned */
     /* The application thread runs each phase's protocol itself (TIDE_PHASE_DRIVER=auto under a
      * strategy that never acts): no task moves, so the comm thread has no part in a phase. */
     bool inline_phases;

@@ -125,6 +125,7 @@ static void allgather_status(tide_protocol *cs, bool start)
         .task_bytes = start ? mean_task_bytes(rt) : 0,
         .send_bw = tide_transport_send_bw(rt),
         .plan_moving = tide_transport_plan_moving(rt),
+        .plan_at = rt->plan_at,
     };
     MPI_Iallgather(tide_proto_status(&cs->proto, &n), TIDE_STATUS_DOUBLES, MPI_DOUBLE,
                    cs->all_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
@@ -163,6 +164,7 @@ static void run_begin(tide_protocol *cs, const tide_rank_status *all)
 {
     tide_rt *rt = cs->rt;
     tide_lb_phase_begin(rt, all);
+    rt->plan_at = tide_now() - rt->phase_start;
     atomic_store_explicit(&rt->plan_ready, cs->proto.nphases + 1, memory_order_release);
     /* Only workers held back for the plan need waking (tasks arriving wake them themselves);
      * a needless broadcast costs more than an empty phase's whole protocol. */
@@ -280,7 +282,7 @@ bool tide_protocol_step(tide_protocol *cs)
             run_begin(cs, a.all);
         else
             tide_lb_round(rt, a.all);
-        tide_proto_round_from(p, tide_now());
+        tide_proto_round_next(p, tide_now(), tide_host_rounds_needed(&rt->lb));
     }
     if (a.what & (TIDE_PROTO_DO_POST_START | TIDE_PROTO_DO_POST_STATUS))
         allgather_status(cs, a.what & TIDE_PROTO_DO_POST_START);

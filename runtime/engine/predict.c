@@ -7,6 +7,7 @@
  * frequency (a phase feature) and the application's cost hints are this driver's own. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "tide_plan.h"
 
 #include <sched.h>
 
@@ -172,21 +173,6 @@ bool tide_predict_task_ready(const tide_rt *rt)
     return rt->feed.per_task || rt->feed.source == TIDE_FEED_SRC_HINT;
 }
 
-typedef struct hint_times {
-    double *times;
-    long n, k;
-} hint_times;
-
-/* Pinned tasks weigh 0 for the planner: their load counts in the rank's, but they never move. */
-static bool hint_one(tide_queue *q, tide_task *t, void *arg)
-{
-    (void)q;
-    hint_times *h = arg;
-    if (h->k >= h->n) return false;
-    h->times[h->k++] = t->pinned ? 0 : t->cost;
-    return true;
-}
-
 void tide_predict_phase(tide_rt *rt)
 {
     if (!rt->predicting) return;
@@ -201,33 +187,46 @@ void tide_predict_phase(tide_rt *rt)
     serve_hints(rt);
 }
 
-typedef struct weights {
-    double *times;
-    const tide_feed *feed;
-    long n, k;
-} weights;
+typedef struct positions {
+    long *pos;
+    long n, cap;
+} positions;
 
-/* Queue order: the k-th queued task's sample index is its row of the phase's tasks. */
-static bool weigh_one(tide_queue *q, tide_task *t, void *arg)
+static bool position_of(tide_queue *q, tide_task *t, void *arg)
 {
     (void)q;
-    weights *w = arg;
-    if (w->k >= w->n) return false;
-    w->times[w->k++] = t->pinned ? 0 : tide_feed_weight(w->feed, t->sample);
-    return true;
+    positions *p = arg;
+    if (p->n < p->cap) p->pos[p->n++] = t->pos;
+    return p->n < p->cap;
 }
 
+/* The phase's own tasks by position, started or not (rt->marks): their cost hints, or the task
+ * model's weights; pinned tasks weigh 0 (their load counts in the rank's, but they never move).
+ * Under TIDE_LB_START_EARLY the tasks that started, and those the workers will start before
+ * the plan is applied (as many task-seconds as the workers ran from the last phase's plan
+ * until it was applied, twice over), are marked (tide_plan_freeze). */
 bool tide_predict_task_times(tide_rt *rt, double *times, long n)
 {
-    if (rt->feed.source == TIDE_FEED_SRC_HINT) {
-        hint_times h = {times, n, 0};
-        tide_queue_visit(&rt->local, false, hint_one, &h);
-        return h.k == n;
+    bool hints = rt->feed.source == TIDE_FEED_SRC_HINT;
+    if (!hints && !rt->feed.per_task) return false;
+    if (n <= 0) return n == 0;
+    if (n != rt->phase_tasks || rt->marks.n != n) return false;
+    for (long k = 0; k < n; k++) {
+        const tide_task_mark *m = &rt->marks.at[k];
+        times[k] = m->pinned ? 0 : hints ? m->cost : tide_feed_weight(&rt->feed, m->sample);
     }
-    if (!rt->feed.per_task) return false;
-    weights w = {times, &rt->feed, n, 0};
-    tide_queue_visit(&rt->local, false, weigh_one, &w);
-    return w.k == n;
+    if (rt->marks.queued_cap < n) {
+        long *q = realloc(rt->marks.queued, (size_t)n * sizeof *q);
+        if (!q) return false;
+        rt->marks.queued = q;
+        rt->marks.queued_cap = n;
+    }
+    positions p = {rt->marks.queued, 0, n};
+    tide_queue_visit(&rt->local, false, position_of, &p);
+    double budget = 0;
+    if (rt->start_early) budget = 2 * rt->threads * (rt->plan_at - (tide_now() - rt->phase_start));
+    tide_plan_freeze(times, n, p.pos, p.n, budget);
+    return true;
 }
 
 /* Called on the comm thread just before the workers are released: the samples of the phase

@@ -18,6 +18,7 @@ tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
     memset(t, 0, sizeof *t);
     t->nargs = nargs;
     t->sample = -1;
+    t->pos = -1;
     t->cost = -1;
     t->args = (tide_arg *)(mem + head);
     t->argv = (void **)(mem + head + descs);
@@ -124,6 +125,22 @@ int tide_task_set_priority(tide_task *t, int priority)
     return TIDE_OK;
 }
 
+/* The task's mark at its position (under local.lock). Out of memory, the marks stop: a plan
+ * then weighs this phase's tasks by their average (tide_predict_task_times). */
+static void mark(tide_rt *rt, const tide_task *t)
+{
+    if (t->pos == 0) rt->marks.n = 0;  /* a new phase's first task */
+    if (t->pos != rt->marks.n) return; /* a mark before it is missing */
+    if (rt->marks.n == rt->marks.cap) {
+        long cap = rt->marks.cap ? 2 * rt->marks.cap : 256;
+        tide_task_mark *at = realloc(rt->marks.at, (size_t)cap * sizeof *at);
+        if (!at) return;
+        rt->marks.at = at;
+        rt->marks.cap = cap;
+    }
+    rt->marks.at[rt->marks.n++] = (tide_task_mark){t->sample, t->cost, t->pinned};
+}
+
 int tide_task_submit(tide_task *t)
 {
     tide_rt *rt = tide_rt_global;
@@ -136,8 +153,9 @@ int tide_task_submit(tide_task *t)
                          "tide_task_submit during tide_taskwait (tasks may not create tasks)");
     }
     t->seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&rt->submitted, 1, memory_order_relaxed);
+    t->pos = atomic_fetch_add_explicit(&rt->submitted, 1, memory_order_relaxed);
     tide_predict_capture(t);
+    mark(rt, t);
     if (t->cost >= 0) { /* under the lock, like the count: taskwait takes both at once */
         rt->hints.n++;
         rt->hints.sum += t->cost;

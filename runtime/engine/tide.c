@@ -149,6 +149,8 @@ static void rt_free(tide_rt *rt)
     tide_stats_free(&rt->log);
     tide_trace_discard(rt);
     free(rt->slots);
+    free(rt->marks.at);
+    free(rt->marks.queued);
     free(rt);
 }
 

@@ -212,15 +212,17 @@ bool tide_transport_send_results(tide_rt *rt)
 typedef struct selection {
     tide_rt *rt;
     const int32_t *dest;
-    long n, k;
+    long n;
     int moved;
 } selection;
 
+/* dest names tasks by their position among the phase's submissions (tide_task.pos): the ones
+ * that started meanwhile are no longer here. */
 static bool select_one(tide_queue *q, tide_task *t, void *arg)
 {
     selection *s = arg;
-    if (s->k >= s->n) return false;
-    int d = s->dest[s->k++];
+    if (t->pos < 0 || t->pos >= s->n) return true;
+    int d = s->dest[t->pos];
     if (d == s->rt->rank || d < 0 || d >= s->rt->size || t->replicated || t->pinned) return true;
     tide_queue_unlink_locked(q, t);
     outgoing_push(s->rt, d, t);
@@ -230,7 +232,7 @@ static bool select_one(tide_queue *q, tide_task *t, void *arg)
 
 int tide_offload_selected(tide_rt *rt, const int32_t *dest, long n)
 {
-    selection s = {rt, dest, n, 0, 0};
+    selection s = {rt, dest, n, 0};
     tide_queue_visit(&rt->local, false, select_one, &s);
     return s.moved;
 }

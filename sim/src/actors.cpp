@@ -84,6 +84,7 @@ static void post_status(sim_rank *R)
     n.task_bytes = R->S->wl->task_bytes; /* every task's */
     n.send_bw = sim_send_bw(R);
     n.plan_moving = tide_drain_busy(&R->drain) ? 1 : 0;
+    n.plan_at = R->plan_at;
     R->status_seq = R->coll_seq;
     sim_coll_post(R, (const double *)tide_proto_status(&R->proto, &n), (int)TIDE_STATUS_DOUBLES,
                   nullptr);
@@ -239,15 +240,18 @@ static void run_phase(sim_rank *R, int p)
         if (a.what & TIDE_PROTO_DO_OPEN) {
             sim_predict_phase(R);
             R->running = true;
+            if (R->S->ops->flags & TIDE_LB_START_EARLY) R->work_cv->notify_all();
         }
         if (a.what & TIDE_PROTO_DO_BEGIN) {
             sim_lb_phase_begin(R, a.all);
+            R->plan_at = now() - R->phase_start;
             R->plan_ready = true;
             R->work_cv->notify_all();
             backoff = progress_backoff(R);
         }
         if (a.what & TIDE_PROTO_DO_ROUND) sim_lb_round(R, a.all);
-        if (a.what & (TIDE_PROTO_DO_BEGIN | TIDE_PROTO_DO_ROUND)) tide_proto_round_from(pr, now());
+        if (a.what & (TIDE_PROTO_DO_BEGIN | TIDE_PROTO_DO_ROUND))
+            tide_proto_round_next(pr, now(), tide_host_rounds_needed(&R->lb));
         if (a.what & TIDE_PROTO_DO_POST_START) post_status(R);
         if (a.what & TIDE_PROTO_DO_POST_STATUS) {
             post_status(R);

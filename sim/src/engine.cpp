@@ -186,7 +186,9 @@ int sim_pick_task(sim_rank *R, bool *copy)
         if (*copy) t->copy = C_RUNNING; /* state stays the origin's (T_SENT) */
         return tid;
     }
-    if (!R->plan_ready) return -1;
+    /* A strategy that plans at phase start holds the own tasks until it did, unless it plans
+     * while they run (TIDE_LB_START_EARLY), as runtime/engine/worker.c's may_start_local. */
+    if (!R->plan_ready && !(R->S->ops->flags & TIDE_LB_START_EARLY)) return -1;
     int tid = sim_local_pop_front(R);
     if (tid < 0) return -1;
     sim_task *t = sim_task_of(R, tid);
@@ -335,10 +337,11 @@ int sim_offload(sim_rank *R, int dest, int n)
 
 int sim_offload_selected(sim_rank *R, const int32_t *dest, long n)
 {
-    int moved = 0;
-    long k = 0;
-    for (int tid = R->head, next; tid >= 0 && k < n; tid = next, k++) {
+    int moved = 0; /* dest names tasks by position (k): those that started are not queued */
+    for (int tid = R->head, next; tid >= 0; tid = next) {
         next = sim_task_of(R, tid)->next;
+        long k = sim_task_of(R, tid)->k;
+        if (k < 0 || k >= n) continue;
         int d = dest[k];
         if (d == R->id || d < 0 || d >= R->S->P || sim_task_of(R, tid)->replicated) continue;
         sim_local_unlink(R, tid);

@@ -66,14 +66,23 @@ void sim_predict_phase(sim_rank *R)
     }
 }
 
-/* Queue order: a task's index k among the rank's tasks of the phase is its row. */
+/* A task's index k among the rank's tasks of the phase is its row and its position; the
+ * started ones and those the workers start before the plan is applied are marked, as in
+ * runtime/engine/predict.c (tide_predict_task_times). */
 bool sim_predict_task_times(sim_rank *R, double *times, long n)
 {
     if (!R->feed.per_task) return false;
-    long k = 0;
-    for (int tid = R->head; tid >= 0 && k < n; tid = sim_task_of(R, tid)->next, k++)
-        times[k] = tide_feed_weight(&R->feed, sim_task_of(R, tid)->k);
-    return k == n;
+    if (n != R->phase_tasks) return false;
+    std::vector<long> queued;
+    for (long k = 0; k < n; k++)
+        times[k] = tide_feed_weight(&R->feed, k);
+    for (int tid = R->head; tid >= 0; tid = sim_task_of(R, tid)->next)
+        queued.push_back(sim_task_of(R, tid)->k);
+    double budget = 0;
+    if (R->S->ops->flags & TIDE_LB_START_EARLY)
+        budget = 2 * R->S->W * (R->plan_at - (sg::Engine::get_clock() - R->phase_start));
+    tide_plan_freeze(times, n, queued.data(), (long)queued.size(), budget);
+    return true;
 }
 
 void sim_predict_observe(sim_rank *R)

@@ -69,6 +69,8 @@ void tide_host_control(tide_host *h, int src, const tide_control *msg);
 /* The strategy's quiet_until for the view now (it only reads: no enter/leave); -INFINITY
  * without one. */
 double tide_host_quiet_until(tide_host *h);
+/* The strategy's rounds_needed for the view now (it only reads); true without one. */
+bool tide_host_rounds_needed(tide_host *h);
 
 #ifdef __cplusplus
 }

@@ -53,8 +53,8 @@ typedef enum tide_proto_state {
 enum {
     TIDE_PROTO_DO_OPEN = 1u << 0,  /* a phase opens: its counters to zero, the prediction */
     TIDE_PROTO_DO_BEGIN = 1u << 1, /* the strategy's phase_begin(all) (all NULL without start sync),
-                                    * the plan released; then tide_proto_round_from(now) */
-    TIDE_PROTO_DO_ROUND = 1u << 2, /* the strategy's round(all); then tide_proto_round_from(now) */
+                                    * the plan released; then tide_proto_round_next */
+    TIDE_PROTO_DO_ROUND = 1u << 2, /* the strategy's round(all); then tide_proto_round_next */
     TIDE_PROTO_DO_POST_START =
         1u << 3, /* post tide_proto_status(start numbers), TIDE_STATUS_DOUBLES */
     TIDE_PROTO_DO_POST_STATUS = 1u
@@ -93,6 +93,7 @@ typedef struct tide_proto_numbers {
     double task_bytes; /* mean wire bytes of the queued own tasks */
     double send_bw;
     double plan_moving; /* 1: tasks of this rank's plan are still on their way */
+    double plan_at;     /* seconds after its phase opened at which its last phase_begin returned */
 } tide_proto_numbers;
 
 /* When a driver that does not run every turn of its loop would see a round due at time t: the
@@ -136,6 +137,13 @@ tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in);
 static inline void tide_proto_round_from(tide_proto *p, double now)
 {
     p->next_round = now + p->round_s;
+}
+
+/* After BEGIN or ROUND: the next round at TIDE_ROUND_US from now when the strategy needs rounds
+ * (tide_host_rounds_needed), otherwise only once this rank's own work is done. */
+static inline void tide_proto_round_next(tide_proto *p, double now, bool needed)
+{
+    p->next_round = needed ? now + p->round_s : INFINITY;
 }
 
 /* The status record to post for POST_START / POST_STATUS, in p->mine (phase number included). */

@@ -136,3 +136,10 @@ double tide_host_quiet_until(tide_host *h)
     tide_lb_view v = view_of(h, NULL, NULL);
     return h->ops->quiet_until(&v);
 }
+
+bool tide_host_rounds_needed(tide_host *h)
+{
+    if (!h->ops->rounds_needed) return true;
+    tide_lb_view v = view_of(h, NULL, NULL);
+    return h->ops->rounds_needed(&v);
+}

@@ -36,6 +36,7 @@ const tide_rank_status *tide_proto_status(tide_proto *p, const tide_proto_number
         .task_bytes = start && n->queued > 0 ? n->task_bytes : 0,
         .send_bw = n->send_bw,
         .plan_moving = n->plan_moving,
+        .plan_at = n->plan_at,
         .phase = p->nphases + 1,
         .finalizing = 0,
     };
@@ -85,7 +86,8 @@ tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in)
         /* A rank whose own work is done joins the next round at once: when it is the last,
          * that round ends the phase without waiting for the interval. */
         if (in->own_open != 0 &&
-            in->now < (p->turn ? p->turn(p->turn_ctx, p->next_round) : p->next_round))
+            (p->next_round == INFINITY ||
+             in->now < (p->turn ? p->turn(p->turn_ctx, p->next_round) : p->next_round)))
             return act(0, NULL);
         p->state = TIDE_PROTO_ROUND;
         return act(TIDE_PROTO_DO_POST_STATUS, NULL);

@@ -1,0 +1,79 @@
+# cmake -DSIM=tide-sim -DLB=proact|proact_react -DLIMIT=percent -DGAIN=percent -DDIR=dir -P slow_net.cmake
+# A plan whose own collectives take a large part of the phase (issue 26, item 4): 128 ranks x 14
+# workers of the AMR-like workload on 1 GbE (the ethernet platform), 10 ms phases, in which the
+# start status allgather, the pooled task models and the weights' allgatherv take 3-5 ms. The
+# workers run meanwhile (TIDE_LB_START_EARLY), the plan moves only what is still queued, its
+# sends leave from when it is made (the status's plan_at), and a planned phase has no timed rounds
+# (rounds_needed): every phase after the TIDE_PRED_TRAIN phases of training takes at most
+# LIMIT% of none's median phase, their mean is at least GAIN% below none's, and the plans moved
+# tasks. When the workers waited for the plan, each of those phases took 2-6% longer than none's
+# median. proact_react's rounds go on (its reactive part), and its react moves know nothing of
+# the link: one of its phases takes 3% more than none's median, and they gain 4% (proact 9%).
+include(${CMAKE_CURRENT_LIST_DIR}/micro.cmake)
+set(train 6)
+set(iters 12)
+set(env TIDE_PRED_TRAIN=${train} TIDE_PRED_WINDOW=2)
+set(args --platform ethernet --ranks 128 --threads 14 --tasks-per-rank 128 --samoa 17
+  --samoa-steps 100 --samoa-cost 4,50,200 --iters ${iters} --quiet)
+foreach(lb none ${LB})
+  set(stats ${DIR}/${LB}_${lb}.json)
+  set(moves_${lb} ${DIR}/${LB}_${lb}.moves)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env TIDE_LB=${lb} ${env} ${SIM} ${args}
+    --stats ${stats} --moves ${moves_${lb}} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tide-sim ${lb} failed (${rc}): ${err}")
+  endif()
+  file(READ ${stats} doc_${lb})
+endforeach()
+
+math(EXPR last "${iters} - 1")
+set(times)
+set(none_sum 0)
+foreach(p RANGE ${last})
+  string(JSON t GET "${doc_none}" phases ${p} time)
+  to_micro(t_u ${t})
+  list(APPEND times "${t_u}")
+  if(p GREATER_EQUAL train)
+    math(EXPR none_sum "${none_sum} + ${t_u}")
+  endif()
+endforeach()
+list(SORT times COMPARE NATURAL)
+math(EXPR mid "${iters} / 2")
+list(GET times ${mid} median)
+math(EXPR limit "${median} * ${LIMIT} / 100")
+
+set(sum 0)
+set(took)
+foreach(p RANGE ${train} ${last})
+  string(JSON t GET "${doc_${LB}}" phases ${p} time)
+  to_micro(t_u ${t})
+  list(APPEND took ${t_u})
+  math(EXPR sum "${sum} + ${t_u}")
+  if(t_u GREATER limit)
+    message(FATAL_ERROR "phase ${p}: ${LB} took ${t_u} us, over ${LIMIT}% of none's median "
+                        "phase (${median} us)")
+  endif()
+endforeach()
+math(EXPR bound "${none_sum} * (100 - ${GAIN}) / 100")
+if(sum GREATER bound)
+  message(FATAL_ERROR "${LB}'s planned phases took ${sum} us, not ${GAIN}% below none's "
+                      "${none_sum} us")
+endif()
+
+# The plans moved tasks ("phase from to count" lines, phases counted from 0).
+file(STRINGS ${moves_${LB}} lines)
+set(moved 0)
+foreach(line ${lines})
+  string(REPLACE " " ";" f "${line}")
+  list(GET f 0 p)
+  list(GET f 3 n)
+  if(p GREATER_EQUAL train)
+    math(EXPR moved "${moved} + ${n}")
+  endif()
+endforeach()
+if(moved EQUAL 0)
+  message(FATAL_ERROR "${LB} moved no task after training: nothing was balanced")
+endif()
+list(JOIN took " " took)
+message("${LB}: planned phases ${took} us (sum ${sum}, none's ${none_sum}); none's median "
+        "${median} us; ${moved} tasks moved")
