@@ -10,6 +10,7 @@
 #include "tide_core_config.h"
 #include "tide_core_feed.h"
 #include "tide_core_host.h"
+#include "tide_core_proto.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -511,7 +512,11 @@ struct tide_rt {
     /* The strategy plans at phase start and holds the own tasks until it did (TIDE_LB_PHASE_SYNC
      * without TIDE_LB_START_EARLY): own tasks wait for plan_ready. */
     bool plan_at_start;
-    bool start_early; /* TIDE_LB_START_EARLY: the workers run while the strategy plans */
+    bool start_early; /* TIDE_LB_START_EARLY: the workers may run while the strategy plans */
+    /* This phase's own tasks wait for plan_ready: plan_at_start, or start_early when the last
+     * plan came soon enough (tide_proto_hold_own). Set by taskwait before the phase starts. */
+    bool hold_own;
+    double last_phase_s; /* how long this rank's last phase took (taskwait to its end) */
     /* What a plan needs of each own task of the phase, by its position (tide_task.pos), also
      * once the task started: written by tide_task_submit under local.lock, read by the comm
      * thread while the phase runs (predict.c: tide_predict_task_times). n: marks recorded for

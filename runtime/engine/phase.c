@@ -168,7 +168,7 @@ static void run_begin(tide_protocol *cs, const tide_rank_status *all)
     atomic_store_explicit(&rt->plan_ready, cs->proto.nphases + 1, memory_order_release);
     /* Only workers held back for the plan need waking (tasks arriving wake them themselves);
      * a needless broadcast costs more than an empty phase's whole protocol. */
-    if (rt->plan_at_start && atomic_load(&rt->local.count) > 0) tide_workers_wake(rt);
+    if (rt->hold_own && atomic_load(&rt->local.count) > 0) tide_workers_wake(rt);
 }
 
 static void gather_records(tide_protocol *cs)

@@ -202,9 +202,9 @@ static bool position_of(tide_queue *q, tide_task *t, void *arg)
 
 /* The phase's own tasks by position, started or not (rt->marks): their cost hints, or the task
  * model's weights; pinned tasks weigh 0 (their load counts in the rank's, but they never move).
- * Under TIDE_LB_START_EARLY the tasks that started, and those the workers will start before
- * the plan is applied (as many task-seconds as the workers ran from the last phase's plan
- * until it was applied, twice over), are marked (tide_plan_freeze). */
+ * Under TIDE_LB_START_EARLY, when the workers did not wait (hold_own), the tasks that started, and
+ * those the workers will start before the plan is applied (as many task-seconds as the workers ran
+ * from the last phase's plan until it was applied, twice over), are marked (tide_plan_freeze). */
 bool tide_predict_task_times(tide_rt *rt, double *times, long n)
 {
     bool hints = rt->feed.source == TIDE_FEED_SRC_HINT;
@@ -224,7 +224,8 @@ bool tide_predict_task_times(tide_rt *rt, double *times, long n)
     positions p = {rt->marks.queued, 0, n};
     tide_queue_visit(&rt->local, false, position_of, &p);
     double budget = 0;
-    if (rt->start_early) budget = 2 * rt->threads * (rt->plan_at - (tide_now() - rt->phase_start));
+    if (rt->start_early && !rt->hold_own)
+        budget = 2 * rt->threads * (rt->plan_at - (tide_now() - rt->phase_start));
     tide_plan_freeze(times, n, p.pos, p.n, budget);
     return true;
 }

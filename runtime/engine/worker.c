@@ -103,11 +103,11 @@ static bool phase_over(tide_rt *rt, int target)
 }
 
 /* A strategy that plans at phase start chooses among all of the phase's tasks: own tasks wait
- * until its plan is made, so that what moves is exactly what it chose. */
+ * until its plan is made, so that what moves is exactly what it chose (unless it plans while
+ * they run: hold_own). */
 static bool may_start_local(tide_rt *rt, int target)
 {
-    return !rt->plan_at_start ||
-           atomic_load_explicit(&rt->plan_ready, memory_order_acquire) >= target;
+    return !rt->hold_own || atomic_load_explicit(&rt->plan_ready, memory_order_acquire) >= target;
 }
 
 static void wait_for_work(tide_rt *rt, int target)

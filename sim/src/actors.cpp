@@ -100,6 +100,8 @@ static void phase_submit(sim_rank *R, int p)
     R->plan_transfer = -1;
     R->last_done = 0;
     R->phase_start = now();
+    R->hold_own = !(R->S->ops->flags & TIDE_LB_START_EARLY) ||
+                  tide_proto_hold_own(R->plan_at, R->last_phase_s);
     sim_mark_active(R); /* tide_taskwait wakes the comm thread */
     sim_rank_submit(R);
 }
@@ -240,7 +242,7 @@ static void run_phase(sim_rank *R, int p)
         if (a.what & TIDE_PROTO_DO_OPEN) {
             sim_predict_phase(R);
             R->running = true;
-            if (R->S->ops->flags & TIDE_LB_START_EARLY) R->work_cv->notify_all();
+            if (!R->hold_own) R->work_cv->notify_all();
         }
         if (a.what & TIDE_PROTO_DO_BEGIN) {
             sim_lb_phase_begin(R, a.all);
@@ -267,6 +269,7 @@ static void run_phase(sim_rank *R, int p)
     /* The records are every rank's: statistics, the exactly-once check, and the load model
      * learns the phase. */
     rec.time = now() - R->phase_start;
+    R->last_phase_s = rec.time;
     R->S->log[(size_t)R->phase][(size_t)R->id] = rec;
     R->running = false;
     R->plan_ready = false;

@@ -187,8 +187,8 @@ int sim_pick_task(sim_rank *R, bool *copy)
         return tid;
     }
     /* A strategy that plans at phase start holds the own tasks until it did, unless it plans
-     * while they run (TIDE_LB_START_EARLY), as runtime/engine/worker.c's may_start_local. */
-    if (!R->plan_ready && !(R->S->ops->flags & TIDE_LB_START_EARLY)) return -1;
+     * while they run (hold_own), as runtime/engine/worker.c's may_start_local. */
+    if (!R->plan_ready && R->hold_own) return -1;
     int tid = sim_local_pop_front(R);
     if (tid < 0) return -1;
     sim_task *t = sim_task_of(R, tid);

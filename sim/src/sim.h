@@ -248,6 +248,8 @@ typedef struct sim_rank {
     long n_reclaimed;     /* tasks chosen to move, taken back before they left */
     double plan_transfer; /* report_transfer of the phase's plan (-1: none) */
     double plan_at;       /* seconds after phase_start at which the last phase_begin returned */
+    double last_phase_s;  /* how long its last phase took */
+    bool hold_own;        /* this phase's own tasks wait for the plan (tide_proto_hold_own) */
 } sim_rank;
 
 /* The tasks of one phase, rank by rank: rank r's are [off[r], off[r+1]). Two tables

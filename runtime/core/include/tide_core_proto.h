@@ -139,6 +139,17 @@ static inline void tide_proto_round_from(tide_proto *p, double now)
     p->next_round = now + p->round_s;
 }
 
+/* Under TIDE_LB_START_EARLY, whether a rank's workers still wait for this phase's plan: when
+ * its last plan was applied within 5% of its last phase (plan_at, last_phase: seconds from the
+ * phase start). Waiting then costs little, while starting would let the workers take tasks the
+ * plan needs: with few tasks per worker a large part of them (the samoa study's 32 sections on
+ * 14 workers). A plan that comes late (1 GbE, many ranks) no longer holds the workers. Each
+ * rank decides for itself: the plan marks what started (tide_plan_freeze). */
+static inline bool tide_proto_hold_own(double plan_at, double last_phase)
+{
+    return plan_at <= 0.05 * last_phase;
+}
+
 /* After BEGIN or ROUND: the next round at TIDE_ROUND_US from now when the strategy needs rounds
  * (tide_host_rounds_needed), otherwise only once this rank's own work is done. */
 static inline void tide_proto_round_next(tide_proto *p, double now, bool needed)

@@ -1,9 +1,11 @@
 /* The phase protocol (tide_core_proto.h): a fake driver steps 3 ranks through phases, without
- * and with rounds, with and without the start sync, and meets a phase mismatch. Its collectives
+ * and with rounds, with and without the start sync, and meets a phase mismatch; the round timing
+ * of a strategy that needs no rounds, and when the workers wait for the plan. Its collectives
  * complete once every rank has posted them; time is a turn counter in seconds. */
 #include "check.h"
 #include "tide_core_proto.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { N = 3, COLLS = 256 };
@@ -204,6 +206,40 @@ static void round_due_at_the_turn(void)
 
 /* Rank 2 called tide_taskwait once more: every rank's step sees the mismatch in the same
  * statuses, and the line names it. */
+/* A strategy whose round does nothing (rounds_needed false): no timed round, the rank joins a
+ * round once its own work is done, however late the clock. */
+static void rounds_not_needed(void)
+{
+    tide_proto p;
+    tide_proto_init(&p, 1, TIDE_LB_ROUNDS, 10e6, NULL, NULL);
+    tide_proto_input in = {.requested = 1};
+    CHECK(tide_proto_step(&p, &in).what == (TIDE_PROTO_DO_OPEN | TIDE_PROTO_DO_BEGIN));
+    tide_proto_round_next(&p, 5, false);
+    CHECK(isinf(tide_proto_wait_for(&p).next));
+    in = (tide_proto_input){.own_open = 1, .now = 1e9};
+    CHECK(tide_proto_step(&p, &in).what == 0);
+    in.own_open = 0;
+    CHECK(tide_proto_step(&p, &in).what == TIDE_PROTO_DO_POST_STATUS);
+    /* Needed: due round_s on. */
+    tide_proto q;
+    tide_proto_init(&q, 1, TIDE_LB_ROUNDS, 10e6, NULL, NULL);
+    in = (tide_proto_input){.requested = 1};
+    tide_proto_step(&q, &in);
+    tide_proto_round_next(&q, 5, true);
+    CHECK(tide_proto_wait_for(&q).next == 15);
+}
+
+/* TIDE_LB_START_EARLY's choice: the workers wait for a plan that came within 5% of the last
+ * phase (and in the first phase), and run while a later one is made. */
+static void hold_own(void)
+{
+    CHECK(tide_proto_hold_own(0, 0));
+    CHECK(tide_proto_hold_own(0.004, 0.1));
+    CHECK(tide_proto_hold_own(0.005, 0.1));
+    CHECK(!tide_proto_hold_own(0.0051, 0.1));
+    CHECK(!tide_proto_hold_own(0.0049, 0.01)); /* 1 GbE, 256 ranks: 4.9 ms of 10 */
+}
+
 static void mismatch(void)
 {
     fake f;
@@ -228,6 +264,8 @@ static void mismatch(void)
 
 int main(void)
 {
+    rounds_not_needed();
+    hold_own();
     phase_without_rounds();
     phase_with_rounds();
     round_due_at_the_turn();
