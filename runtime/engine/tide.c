@@ -269,7 +269,8 @@ int tide_taskwait(void)
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
     rt->hold_own = rt->plan_at_start ||
-                   (rt->start_early && tide_proto_hold_own(rt->plan_at, rt->last_phase_s));
+                   (rt->start_early && tide_proto_hold_own((double)rt->phase_tasks, rt->threads,
+                                                           rt->plan_at, rt->last_phase_s));
     if (rt->inline_phases) { /* no task moves: this thread runs the protocol (phase.c) */
         tide_protocol_inline_begin(rt->protocol);
         if (rt->phase_tasks > 0) tide_pool_run_phase(rt);

@@ -100,10 +100,10 @@ static void phase_submit(sim_rank *R, int p)
     R->plan_transfer = -1;
     R->last_done = 0;
     R->phase_start = now();
-    R->hold_own = !(R->S->ops->flags & TIDE_LB_START_EARLY) ||
-                  tide_proto_hold_own(R->plan_at, R->last_phase_s);
     sim_mark_active(R); /* tide_taskwait wakes the comm thread */
     sim_rank_submit(R);
+    R->hold_own = !(R->S->ops->flags & TIDE_LB_START_EARLY) ||
+                  tide_proto_hold_own((double)R->phase_tasks, R->S->W, R->plan_at, R->last_phase_s);
 }
 
 /* What the comm loop waits for besides events (tide_proto_wait_for): the collective it posted,

@@ -140,14 +140,16 @@ static inline void tide_proto_round_from(tide_proto *p, double now)
 }
 
 /* Under TIDE_LB_START_EARLY, whether a rank's workers still wait for this phase's plan: when
- * its last plan was applied within 5% of its last phase (plan_at, last_phase: seconds from the
- * phase start). Waiting then costs little, while starting would let the workers take tasks the
- * plan needs: with few tasks per worker a large part of them (the samoa study's 32 sections on
- * 14 workers). A plan that comes late (1 GbE, many ranks) no longer holds the workers. Each
- * rank decides for itself: the plan marks what started (tide_plan_freeze). */
-static inline bool tide_proto_hold_own(double plan_at, double last_phase)
+ * the rank has fewer than 4 tasks per worker and its last plan was applied within 5% of its
+ * last phase (plan_at, last_phase: seconds from the phase start). Starting would then let the
+ * workers take a large part of the tasks the plan needs (the samoa study's 32 sections on 14
+ * workers: 14 of 32) to save little. With many tasks per worker (MxM's 560 on 7) they take
+ * few, and a plan that comes late (1 GbE, many ranks) no longer holds them. Each rank decides
+ * for itself: the plan marks what started (tide_plan_freeze). */
+static inline bool tide_proto_hold_own(double tasks, double workers, double plan_at,
+                                       double last_phase)
 {
-    return plan_at <= 0.05 * last_phase;
+    return tasks < 4 * workers && plan_at <= 0.05 * last_phase;
 }
 
 /* After BEGIN or ROUND: the next round at TIDE_ROUND_US from now when the strategy needs rounds
