@@ -179,6 +179,46 @@ static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
     return true;
 }
 
+/* Every rank's load of the weighted plan, after the ranks that adopted pooled coefficients
+ * predicted theirs (one double each). */
+static void share_loads(const tide_lb_view *v, const tide_lb_actions *a, double *load)
+{
+    int *ones = malloc((size_t)v->size * sizeof *ones);
+    if (!ones) a->fatal(a->ctx, "proact: out of memory planning a phase");
+    for (int i = 0; i < v->size; i++)
+        ones[i] = 1;
+    double mine = load[v->rank];
+    a->allgatherv(a->ctx, &mine, 1, ones, load);
+    free(ones);
+}
+
+/* The planner offloads only from ranks above the average load (plan_proact_weighted.c), so
+ * only they contribute their tasks' weights to the allgatherv; every other rank's tasks weigh
+ * 0 in w (they never move). At 512 ranks on 1 GbE the whole vector was 512 x 128 doubles, and
+ * its 4 ms came before any plan (docs/sim.md). A rank within rounding of the average counts
+ * as above it: one that contributes in vain costs bytes, one missing would change the plan. */
+static void gather_sender_weights(const tide_lb_view *v, const tide_lb_actions *a,
+                                  const double *load, const int64_t *off, const double *mine,
+                                  double *w)
+{
+    int np = v->size, me = v->rank;
+    double sum = 0;
+    for (int i = 0; i < np; i++)
+        sum += load[i];
+    double avg = sum / np, floor = avg - 1e-9 * fabs(avg);
+    int *counts = malloc((size_t)np * sizeof *counts);
+    double *got = malloc((size_t)(off[np] + 1) * sizeof *got);
+    if (!counts || !got) a->fatal(a->ctx, "proact: out of memory planning a phase");
+    for (int i = 0; i < np; i++)
+        counts[i] = load[i] > floor && load[i] > 0 ? (int)(off[i + 1] - off[i]) : 0;
+    a->allgatherv(a->ctx, mine, counts[me], counts, got);
+    long at = 0;
+    for (int i = 0; i < np; i++)
+        for (int64_t t = off[i]; t < off[i + 1]; t++)
+            w[t] = counts[i] > 0 ? got[at++] : 0;
+    free(counts), free(got);
+}
+
 /* With per-task weights the plan chooses which tasks leave so that the moved load fits each
  * victim's deficit: every rank contributes its tasks' weights, in their order when the phase
  * opened, to one allgatherv, which every rank must join even when it has no per-task weights.
@@ -210,15 +250,16 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     if (!a->task_times(a->ctx, mine, counts[me]))
         for (int k = 0; k < counts[me]; k++)
             mine[k] = avg;
-    a->allgatherv(a->ctx, mine, counts[me], counts, w);
     /* A rank that adopted pooled coefficients predicts the sum of its weighted tasks now, the
-     * started ones included. */
-    for (int i = 0; pooled && i < np; i++)
-        if (v->all[i].task_pred != 1) {
-            load[i] = 0;
-            for (int64_t t = off[i]; t < off[i + 1]; t++)
-                load[i] += fabs(w[t]);
-        }
+     * started ones included; every rank needs the new loads to know who may send. */
+    if (pooled) {
+        double sum = 0;
+        for (int k = 0; k < counts[me]; k++)
+            sum += fabs(mine[k]);
+        if (v->all[me].task_pred != 1) load[me] = sum;
+        share_loads(v, a, load);
+    }
+    gather_sender_weights(v, a, load, off, mine, w);
     for (int64_t t = 0; t < off[np]; t++) /* started, or about to: it stays */
         if (w[t] < 0) w[t] = 0;
     margins(v, margin);
@@ -234,8 +275,9 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
             for (int64_t t = off[i]; t < off[i + 1]; t++) {
                 load[i] -= dest[t] != i ? w[t] : 0;
                 if (dest[t] != i) load[dest[t]] += w[t];
-                if (i == me && dest[t] == me && w[t] > 0 && w[t] < lightest) lightest = w[t];
             }
+        for (int k = 0; k < counts[me]; k++) /* mine: w holds no weights of a non-sender */
+            if (dest[off[me] + k] == me && mine[k] > 0 && mine[k] < lightest) lightest = mine[k];
         report(v, a, load, margin, lightest);
     }
     free(counts), free(off), free(load), free(margin), free(moves), free(w), free(dest), free(mine);
