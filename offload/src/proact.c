@@ -29,20 +29,36 @@ static const tide_lb_knob proact_margin = {
 typedef struct proact_state {
     bool planned; /* this phase's plan was made (every rank had a prediction) */
     bool behind;  /* the safety net took moves back: this rank sends no more this phase */
+    int kind;     /* this (then the last) phase's plan: PLAN_NONE, PLAN_UNIFORM, PLAN_WEIGHTED */
+    /* When phase_begin returned in the last phase of each kind: the latest plan_at over the
+     * ranks (0: none yet). Every rank keeps the same values, from the same status records. */
+    double at[3];
+    /* The transfer model starts a rank's sends at its plan_at of the last phase when the plan
+     * is of the same kind; else no later than this (that kind's last time). */
+    double ready_cap;
 } proact_state;
+
+enum { PLAN_NONE, PLAN_UNIFORM, PLAN_WEIGHTED }; /* zeroed state: PLAN_NONE */
+
+/* A weighted plan that came later than this fraction of the predicted phase is not made again
+ * until the predicted phase is twice as long (plan_kind): the uniform plan, made from the
+ * status alone, comes in its place. */
+#define WEIGHTED_LATE 0.5
 
 /* What moving costs on every rank, from the phase-start status and the planned loads. */
 static tide_xfer_rank *xfer_ranks(const tide_lb_view *v, const double *load)
 {
+    const proact_state *s = v->state;
     tide_xfer_rank *r = malloc((size_t)v->size * sizeof *r);
     if (!r) return NULL;
     for (int i = 0; i < v->size; i++) {
         const tide_rank_status *st = &v->all[i];
+        double ready = st->plan_at > 0 ? st->plan_at : 0;
         r[i] = (tide_xfer_rank){.load = load[i] > 0 ? load[i] : 0,
                                 .threads = st->threads >= 1 ? st->threads : 1,
                                 .bw = st->send_bw > 0 ? st->send_bw : 0,
                                 .bytes = st->task_bytes > 0 ? st->task_bytes : 0,
-                                .ready = st->plan_at > 0 ? st->plan_at : 0};
+                                .ready = ready < s->ready_cap ? ready : s->ready_cap};
     }
     return r;
 }
@@ -374,18 +390,56 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
     return ok;
 }
 
-/* True when a plan was made (every rank had a prediction). Per-task weights on any rank make
- * the plan weighted: a rank without them counts its tasks at their average weight, so that one
- * rank whose task model could not fit does not hide every other rank's heavy tasks. */
+/* This phase's plan, PLAN_WEIGHTED or PLAN_UNIFORM. Per-task weights on any rank make it
+ * weighted (a rank without them counts its tasks at their average weight, so that one rank
+ * whose task model could not fit does not hide every other rank's heavy tasks), unless the
+ * last weighted plan came later than WEIGHTED_LATE of the phase that the heaviest rank
+ * predicts for its workers. A weighted plan waits for the pooled task models and the senders'
+ * weights, one collective each after the status: with many ranks on a slow network (512
+ * simulated ranks on 1 GbE, docs/sim.md) they take longer than the heavy ranks' work, whose
+ * tasks have all started by then, and nothing is left to move. The uniform plan comes from
+ * the status alone. The cost is the last weighted plan's, remembered while uniform ones are
+ * made, so the choice does not alternate; a predicted phase long enough brings the weighted
+ * plan back. */
+static int plan_kind(const tide_lb_view *v, bool per_task)
+{
+    proact_state *s = v->state;
+    double phase = 0;
+    for (int i = 0; i < v->size; i++) {
+        const tide_rank_status *st = &v->all[i];
+        double w = st->L_pred / (st->threads >= 1 ? st->threads : 1);
+        if (w > phase) phase = w;
+    }
+    if (!per_task || s->at[PLAN_WEIGHTED] <= 0) return per_task ? PLAN_WEIGHTED : PLAN_UNIFORM;
+    /* Hysteresis: back to weighted plans only when the phase is twice as long as needed to
+     * keep them, so that one long prediction does not bring back a plan that comes too late. */
+    double late = s->kind == PLAN_WEIGHTED ? WEIGHTED_LATE : WEIGHTED_LATE / 2;
+    return s->at[PLAN_WEIGHTED] <= late * phase ? PLAN_WEIGHTED : PLAN_UNIFORM;
+}
+
+/* True when a plan was made (every rank had a prediction). */
 static bool plan_and_send(const tide_lb_view *v, const tide_lb_actions *a)
 {
+    proact_state *s = v->state;
+    double latest = 0;
+    for (int i = 0; i < v->size; i++)
+        if (v->all[i].plan_at > latest) latest = v->all[i].plan_at;
+    s->at[s->kind] = latest;
     bool per_task = false;
     for (int i = 0; i < v->size; i++) {
-        if (v->all[i].L_pred < 0) return false;
+        if (v->all[i].L_pred < 0) {
+            s->kind = PLAN_NONE;
+            return false;
+        }
         if (v->all[i].task_pred == 1) per_task = true;
     }
     if (v->size < 2) return true;
-    return per_task ? plan_weighted(v, a) : plan_uniform(v, a);
+    int last = s->kind, kind = plan_kind(v, per_task);
+    /* A uniform plan not made yet costs what a phase without a plan did: the status. */
+    double known = kind == PLAN_UNIFORM && s->at[kind] <= 0 ? s->at[PLAN_NONE] : s->at[kind];
+    s->ready_cap = kind == last || !(known > 0) ? INFINITY : known;
+    s->kind = kind;
+    return kind == PLAN_WEIGHTED ? plan_weighted(v, a) : plan_uniform(v, a);
 }
 
 static void proact_begin(const tide_lb_view *v, const tide_lb_actions *a)

@@ -9,7 +9,13 @@
  * 2. The same, but rank 1's own guess is 8 s (its region was light until now) while its tasks'
  *    features say otherwise, and the drivers pool task models: ranks 0, 2 and 3 have fits
  *    (time = 1, 1.1 and 100 x the feature); rank 1 weighs its tasks with each and adopts the
- *    median (rank 2's: 48.4 s), so it sends its heavy tasks instead of receiving rank 0's. */
+ *    median (rank 2's: 48.4 s), so it sends its heavy tasks instead of receiving rank 0's.
+ *    In 1, with two light tasks on ranks 2 and 3, only the ranks above the average load (the
+ *    only ones that can send) contribute their tasks' weights to the plan's allgatherv.
+ * 3. Over four phases on one state: a weighted plan that came 30 s into a phase predicted at
+ *    44 s (later than half of it) is followed by uniform plans, made from the status alone
+ *    (no allgatherv), still when the phase is predicted at 100 s, and by a weighted plan again
+ *    once it is predicted at 200 s. */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include "check.h"
 #include "tide_lb.h"
@@ -24,6 +30,7 @@ static const double weights0[NT] = {10, 10, 10, 10, 1, 1, 1, 1};
 static const double feat1[NT] = {10, 10, 10, 10, 1, 1, 1, 1}; /* rank 1's tasks' feature */
 static const double slope[NP] = {1, 0, 1.1, 100};             /* the fitted ranks' models */
 static bool pooling;                                          /* scenario 2 */
+static int light_tasks; /* tasks of ranks 2 and 3 (0: they are idle) */
 
 typedef struct rank_ctx {
     int id;
@@ -32,6 +39,8 @@ typedef struct rank_ctx {
     int offloads;      /* offload calls (the uniform plan's) */
     bool weighed;      /* task_times was asked */
     double adopted[2]; /* the coefficients rank 1 adopted last ({0, 0}: none) */
+    int gathers;       /* allgatherv calls */
+    int counts[NP];    /* those of the last allgatherv */
     double *slot;      /* the allgatherv meeting point */
     pthread_barrier_t *bar;
 } rank_ctx;
@@ -59,9 +68,11 @@ static void mx_allgatherv(void *ctx, const double *mine, int n, const int *count
 {
     rank_ctx *r = ctx;
     int at = 0, total = 0;
+    r->gathers++;
     for (int i = 0; i < NP; i++) {
         if (i == r->id) at = total;
         total += counts[i];
+        r->counts[i] = counts[i];
     }
     pthread_barrier_wait(r->bar);
     memcpy(r->slot + at, mine, sizeof(double) * (size_t)n);
@@ -117,6 +128,7 @@ static int mx_reclaim(void *ctx, int n)
 }
 
 static tide_rank_status all[NP];
+static char states[NP][64]; /* each rank's strategy state, kept from one run to the next */
 
 static void *run_rank(void *arg)
 {
@@ -125,7 +137,6 @@ static void *run_rank(void *arg)
     double knob[8];
     for (size_t k = 0; k < tide_lb_knob_count(proact) && k < 8; k++)
         knob[k] = proact->knobs[k]->def;
-    char state[64] = {0};
     uint64_t rng = 1;
     tide_lb_view v = {.rank = r->id,
                       .size = NP,
@@ -135,7 +146,7 @@ static void *run_rank(void *arg)
                       .threads = 1,
                       .all = all,
                       .knob = knob,
-                      .state = state,
+                      .state = states[r->id],
                       .rng = &rng};
     tide_lb_actions a = {.ctx = r,
                          .offload = mx_offload,
@@ -151,16 +162,18 @@ static void *run_rank(void *arg)
     return NULL;
 }
 
-/* Runs the four ranks' phase_begin; r[] holds what each did. */
-static void run(const double *load, rank_ctx *r)
+/* Runs the four ranks' phase_begin, each rank's last one returned plan_at seconds into its
+ * phase; r[] holds what each did. */
+static void run_at(const double *load, double plan_at, rank_ctx *r)
 {
     for (int i = 0; i < NP; i++)
-        all[i] = (tide_rank_status){.ntasks = i < 2 ? NT : 0,
+        all[i] = (tide_rank_status){.ntasks = i < 2 ? NT : light_tasks,
                                     .L_pred = load[i],
-                                    .queued = i < 2 ? NT : 0,
-                                    .outstanding = i < 2 ? NT : 0,
+                                    .queued = i < 2 ? NT : light_tasks,
+                                    .outstanding = i < 2 ? NT : light_tasks,
                                     .task_pred = pooling ? i != 1 : i == 0,
-                                    .threads = 1};
+                                    .threads = 1,
+                                    .plan_at = plan_at};
     pthread_barrier_t bar;
     pthread_barrier_init(&bar, NULL, NP);
     double slot[NP * NT];
@@ -176,11 +189,28 @@ static void run(const double *load, rank_ctx *r)
     pthread_barrier_destroy(&bar);
 }
 
+/* A first phase_begin of a fresh run on every rank. */
+static void run(const double *load, rank_ctx *r)
+{
+    memset(states, 0, sizeof states);
+    run_at(load, 0, r);
+}
+
+/* The weights' allgatherv (the last one) carried the tasks of ranks 0 and 1 only. */
+static void check_senders_only(const rank_ctx *r)
+{
+    for (int i = 0; i < NP; i++) {
+        CHECK(r[i].counts[0] == NT && r[i].counts[1] == NT);
+        CHECK(r[i].counts[2] == 0 && r[i].counts[3] == 0);
+    }
+}
+
 static void weighted_with_one_unweighted_rank(void)
 {
     double load[NP] = {44, 40, 0, 0};
     rank_ctx r[NP];
     pooling = false;
+    light_tasks = 0;
     run(load, r);
 
     /* The plan is weighted on every rank: tasks chosen by position, none by count. */
@@ -208,6 +238,13 @@ static void weighted_with_one_unweighted_rank(void)
     CHECK(moved1 >= 3);          /* rank 1's surplus (19 s) leaves at 5 s a task */
     CHECK(max_after <= 21 + 10); /* within a heavy task of the mean, from 44 */
     CHECK(after[2] > 0 && after[3] > 0);
+
+    /* The same with two tasks (1 s each) on ranks 2 and 3: only ranks 0 and 1 send weights. */
+    double light[NP] = {44, 40, 2, 2};
+    light_tasks = 2;
+    run(light, r);
+    light_tasks = 0;
+    check_senders_only(r);
 }
 
 static void pooled_task_models(void)
@@ -234,9 +271,43 @@ static void pooled_task_models(void)
         CHECK(after[i] <= 23.1 + 11);
 }
 
+/* Whether every rank made a weighted plan (true) or a uniform one (false); fails on a mix. */
+static bool weighted_on_all(const rank_ctx *r)
+{
+    int weighted = 0, uniform = 0;
+    for (int i = 0; i < NP; i++) {
+        if (r[i].gathers > 0 && r[i].selected == 1) weighted++;
+        if (r[i].gathers == 0 && r[i].selected == 0) uniform++;
+    }
+    CHECK(weighted == NP || uniform == NP);
+    return weighted == NP;
+}
+
+static void late_weighted_plan_turns_uniform(void)
+{
+    rank_ctx r[NP];
+    pooling = false;
+    double load44[NP] = {44, 40, 0, 0}, load100[NP] = {100, 90, 0, 0};
+    double load200[NP] = {200, 180, 0, 0};
+    run(load44, r); /* the first plan: weighted, whenever the phase before began */
+    bool first = weighted_on_all(r);
+    run_at(load44, 30, r); /* that plan came at 30 s of a 44 s phase */
+    bool late = weighted_on_all(r);
+    int offloads = r[0].offloads + r[1].offloads;
+    run_at(load100, 0.5, r); /* a uniform plan took 0.5 s; 30 s > 100 s / 4 */
+    bool longer = weighted_on_all(r);
+    run_at(load200, 0.5, r); /* 30 s <= 200 s / 4 */
+    bool back = weighted_on_all(r);
+    printf("weighted plans: %d, after a late one %d (%d uniform sends), at 100 s %d, at 200 s %d\n",
+           first, late, offloads, longer, back);
+    CHECK(first && !late && !longer && back);
+    CHECK(offloads > 0); /* the uniform plan moved tasks */
+}
+
 int main(void)
 {
     weighted_with_one_unweighted_rank();
     pooled_task_models();
+    late_weighted_plan_turns_uniform();
     return CHECK_REPORT("task_test_lb_proact_mixed");
 }
