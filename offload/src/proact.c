@@ -236,8 +236,9 @@ static void gather_sender_weights(const tide_lb_view *v, const tide_lb_actions *
 }
 
 /* With per-task weights the plan chooses which tasks leave so that the moved load fits each
- * victim's deficit: every rank contributes its tasks' weights, in their order when the phase
- * opened, to one allgatherv, which every rank must join even when it has no per-task weights.
+ * victim's deficit: every rank that may send contributes its tasks' weights, in their order
+ * when the phase opened, to one allgatherv, which every rank must join even when it has no
+ * per-task weights or contributes none.
  * The workers run meanwhile (TIDE_LB_START_EARLY): a task that started, or will have when the
  * plan is applied, comes with a negative weight and counts as load that cannot move. */
 static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
@@ -394,13 +395,13 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
  * weighted (a rank without them counts its tasks at their average weight, so that one rank
  * whose task model could not fit does not hide every other rank's heavy tasks), unless the
  * last weighted plan came later than WEIGHTED_LATE of the phase that the heaviest rank
- * predicts for its workers. A weighted plan waits for the pooled task models and the senders'
- * weights, one collective each after the status: with many ranks on a slow network (512
- * simulated ranks on 1 GbE, docs/sim.md) they take longer than the heavy ranks' work, whose
- * tasks have all started by then, and nothing is left to move. The uniform plan comes from
- * the status alone. The cost is the last weighted plan's, remembered while uniform ones are
- * made, so the choice does not alternate; a predicted phase long enough brings the weighted
- * plan back. */
+ * predicts for its workers. A weighted plan waits for collectives after the status (the
+ * pooled task models: two, and one for the loads they give; the senders' weights: one): with
+ * many ranks on a slow network (512 simulated ranks on 1 GbE, docs/sim.md) they take longer
+ * than the heavy ranks' work, whose tasks have all started by then, and nothing is left to
+ * move. The uniform plan comes from the status alone. The cost is the last weighted plan's,
+ * remembered while uniform ones are made, so the choice does not alternate; a predicted phase
+ * long enough brings the weighted plan back. */
 static int plan_kind(const tide_lb_view *v, bool per_task)
 {
     proact_state *s = v->state;
