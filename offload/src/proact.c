@@ -143,6 +143,17 @@ static int by_load(const void *x, const void *y)
     return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
+/* Every rank's one double (mine) into out, in rank order. */
+static void allgather_one(const tide_lb_view *v, const tide_lb_actions *a, double mine, double *out)
+{
+    int *ones = malloc((size_t)v->size * sizeof *ones);
+    if (!ones) a->fatal(a->ctx, "proact: out of memory planning a phase");
+    for (int i = 0; i < v->size; i++)
+        ones[i] = 1;
+    a->allgatherv(a->ctx, &mine, 1, ones, out);
+    free(ones);
+}
+
 /* A rank whose task model cannot weigh this phase's tasks (task_pred 0: its tasks' features
  * never varied so far, as a dry region's sections, or now vary in a way its fit never saw, as
  * when the water reaches them; the task model does not extrapolate there) has only a guess from
@@ -153,8 +164,8 @@ static int by_load(const void *x, const void *y)
  * one whose total is the median, so that one odd fit does not decide. A vector that knows
  * nothing of a column its tasks use (NaN) is skipped. Two allgathers (the counts, then the
  * vectors), only in phases where ranks with and without per-task weights meet. Returns true on
- * every rank when they took place (then the loads of ranks without weights come from the
- * weights' allgather, adopted or not). */
+ * every rank when they took place (then the ranks without weights of their own predict their
+ * loads from their weighted tasks, adopted or not, and share them: plan_weighted). */
 static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
 {
     int np = v->size, me = v->rank;
@@ -169,9 +180,7 @@ static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
     double *ns = malloc((size_t)np * sizeof *ns);
     candidate *cand = malloc((size_t)np * sizeof *cand);
     if (!counts || !ns || !cand) a->fatal(a->ctx, "proact: out of memory pooling task models");
-    for (int i = 0; i < np; i++)
-        counts[i] = 1;
-    a->allgatherv(a->ctx, &n_me, 1, counts, ns);
+    allgather_one(v, a, n_me, ns);
     long total = 0;
     for (int i = 0; i < np; i++)
         total += counts[i] = (int)ns[i];
@@ -193,19 +202,6 @@ static bool pool_task_models(const tide_lb_view *v, const tide_lb_actions *a)
     }
     free(counts), free(ns), free(cand), free(all);
     return true;
-}
-
-/* Every rank's load of the weighted plan, after the ranks that adopted pooled coefficients
- * predicted theirs (one double each). */
-static void share_loads(const tide_lb_view *v, const tide_lb_actions *a, double *load)
-{
-    int *ones = malloc((size_t)v->size * sizeof *ones);
-    if (!ones) a->fatal(a->ctx, "proact: out of memory planning a phase");
-    for (int i = 0; i < v->size; i++)
-        ones[i] = 1;
-    double mine = load[v->rank];
-    a->allgatherv(a->ctx, &mine, 1, ones, load);
-    free(ones);
 }
 
 /* The planner offloads only from ranks above the average load (plan_proact_weighted.c), so
@@ -273,8 +269,7 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
         double sum = 0;
         for (int k = 0; k < counts[me]; k++)
             sum += fabs(mine[k]);
-        if (v->all[me].task_pred != 1) load[me] = sum;
-        share_loads(v, a, load);
+        allgather_one(v, a, v->all[me].task_pred != 1 ? sum : load[me], load);
     }
     gather_sender_weights(v, a, load, off, mine, w);
     for (int64_t t = 0; t < off[np]; t++) /* started, or about to: it stays */

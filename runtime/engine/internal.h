@@ -509,12 +509,9 @@ struct tide_rt {
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
     atomic_int phase_done;
     atomic_int plan_ready; /* phases whose strategy has chosen what moves (phase_sync only) */
-    /* The strategy plans at phase start and holds the own tasks until it did (TIDE_LB_PHASE_SYNC
-     * without TIDE_LB_START_EARLY): own tasks wait for plan_ready. */
-    bool plan_at_start;
-    bool start_early; /* TIDE_LB_START_EARLY: the workers may run while the strategy plans */
-    /* This phase's own tasks wait for plan_ready: plan_at_start, or start_early when the last
-     * plan came soon enough (tide_proto_hold_own). Set by taskwait before the phase starts. */
+    /* This phase's own tasks wait for plan_ready (tide_proto_hold_own: the strategy plans at
+     * phase start, and without TIDE_LB_START_EARLY or with a plan that came soon enough). Set by
+     * taskwait before the phase starts. */
     bool hold_own;
     double last_phase_s; /* how long this rank's last phase took (taskwait to its end) */
     /* What a plan needs of each own task of the phase, by its position (tide_task.pos), also

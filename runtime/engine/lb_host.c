@@ -125,9 +125,6 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
     if (tide_host_init(&rt->lb, rt->cfg.lb, rt->cfg.lb_knob, nall, rt->cfg.seed, rt->rank, &actions,
                        &driver, err, len) != 0)
         return rt->lb.ops ? TIDE_ERR_NOMEM : TIDE_ERR_CONFIG;
-    unsigned flags = rt->lb.ops->flags;
-    rt->start_early = (flags & TIDE_LB_PHASE_SYNC) && (flags & TIDE_LB_START_EARLY);
-    rt->plan_at_start = (flags & TIDE_LB_PHASE_SYNC) && !rt->start_early;
     rt->inline_phases = tide_lb_inline_phases(&rt->cfg);
     return TIDE_OK;
 }

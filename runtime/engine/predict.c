@@ -224,7 +224,7 @@ bool tide_predict_task_times(tide_rt *rt, double *times, long n)
     positions p = {rt->marks.queued, 0, n};
     tide_queue_visit(&rt->local, false, position_of, &p);
     double budget = 0;
-    if (rt->start_early && !rt->hold_own)
+    if (!rt->hold_own) /* the workers ran while the plan was made */
         budget = 2 * rt->threads * (rt->plan_at - (tide_now() - rt->phase_start));
     tide_plan_freeze(times, n, p.pos, p.n, budget);
     return true;

@@ -268,9 +268,8 @@ int tide_taskwait(void)
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
-    rt->hold_own = rt->plan_at_start ||
-                   (rt->start_early && tide_proto_hold_own((double)rt->phase_tasks, rt->threads,
-                                                           rt->plan_at, rt->last_phase_s));
+    rt->hold_own = tide_proto_hold_own(rt->lb.ops->flags, (double)rt->phase_tasks, rt->threads,
+                                       rt->plan_at, rt->last_phase_s);
     if (rt->inline_phases) { /* no task moves: this thread runs the protocol (phase.c) */
         tide_protocol_inline_begin(rt->protocol);
         if (rt->phase_tasks > 0) tide_pool_run_phase(rt);
@@ -280,9 +279,9 @@ int tide_taskwait(void)
         tide_comm_wake(rt);
         tide_pool_run_phase(rt);
     }
-    if (rt->trace)
-        tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, tide_now());
-    rt->last_phase_s = tide_now() - rt->phase_start;
+    double end = tide_now();
+    if (rt->trace) tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, end);
+    rt->last_phase_s = end - rt->phase_start;
     rt->phase++;
     atomic_store(&rt->in_taskwait, false);
     return TIDE_OK;

@@ -102,8 +102,8 @@ static void phase_submit(sim_rank *R, int p)
     R->phase_start = now();
     sim_mark_active(R); /* tide_taskwait wakes the comm thread */
     sim_rank_submit(R);
-    R->hold_own = !(R->S->ops->flags & TIDE_LB_START_EARLY) ||
-                  tide_proto_hold_own((double)R->phase_tasks, R->S->W, R->plan_at, R->last_phase_s);
+    R->hold_own = tide_proto_hold_own(R->S->ops->flags, (double)R->phase_tasks, R->S->W, R->plan_at,
+                                      R->last_phase_s);
 }
 
 /* What the comm loop waits for besides events (tide_proto_wait_for): the collective it posted,

@@ -79,7 +79,7 @@ bool sim_predict_task_times(sim_rank *R, double *times, long n)
     for (int tid = R->head; tid >= 0; tid = sim_task_of(R, tid)->next)
         queued.push_back(sim_task_of(R, tid)->k);
     double budget = 0;
-    if ((R->S->ops->flags & TIDE_LB_START_EARLY) && !R->hold_own)
+    if (!R->hold_own) /* the workers ran while the plan was made */
         budget = 2 * R->S->W * (R->plan_at - (sg::Engine::get_clock() - R->phase_start));
     tide_plan_freeze(times, n, queued.data(), (long)queued.size(), budget);
     return true;

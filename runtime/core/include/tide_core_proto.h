@@ -139,16 +139,20 @@ static inline void tide_proto_round_from(tide_proto *p, double now)
     p->next_round = now + p->round_s;
 }
 
-/* Under TIDE_LB_START_EARLY, whether a rank's workers still wait for this phase's plan: when
- * the rank has fewer than 4 tasks per worker and its last plan was applied within 5% of its
- * last phase (plan_at, last_phase: seconds from the phase start). Starting would then let the
- * workers take a large part of the tasks the plan needs (the samoa study's 32 sections on 14
- * workers: 14 of 32) to save little. With many tasks per worker (MxM's 560 on 7) they take
- * few, and a plan that comes late (1 GbE, many ranks) no longer holds them. Each rank decides
- * for itself: the plan marks what started (tide_plan_freeze). */
-static inline bool tide_proto_hold_own(double tasks, double workers, double plan_at,
+/* Whether a rank's own tasks wait for this phase's plan (flags: the strategy's). A strategy
+ * that does not plan at phase start (no TIDE_LB_PHASE_SYNC) makes none to wait for; one that
+ * does holds them until it did, so that what moves is exactly what it chose. Under
+ * TIDE_LB_START_EARLY only when the rank has fewer than 4 tasks per worker and its last plan
+ * was applied within 5% of its last phase (plan_at, last_phase: seconds from the phase start).
+ * Starting would then let the workers take a large part of the tasks the plan needs (the samoa
+ * study's 32 sections on 14 workers: 14 of 32) to save little. With many tasks per worker (MxM's
+ * 560 on 7) they take few, and a plan that comes late (1 GbE, many ranks) no longer holds them.
+ * Each rank decides for itself: the plan marks what started (tide_plan_freeze). */
+static inline bool tide_proto_hold_own(unsigned flags, double tasks, double workers, double plan_at,
                                        double last_phase)
 {
+    if (!(flags & TIDE_LB_PHASE_SYNC)) return false;
+    if (!(flags & TIDE_LB_START_EARLY)) return true;
     return tasks < 4 * workers && plan_at <= 0.05 * last_phase;
 }
 

@@ -229,19 +229,23 @@ static void rounds_not_needed(void)
     CHECK(tide_proto_wait_for(&q).next == 15);
 }
 
-/* TIDE_LB_START_EARLY's choice: with few tasks per worker the workers wait for a plan that came
- * within 5% of the last phase (and in the first phase), and run while a later one is made; with
- * many tasks per worker they always run. */
+/* Whether the workers wait for the plan: never without one, always for a strategy that plans
+ * at phase start without TIDE_LB_START_EARLY. With it: with few tasks per worker the workers wait
+ * for a plan that came within 5% of the last phase (and in the first phase), and run while a later
+ * one is made; with many tasks per worker they always run. */
 static void hold_own(void)
 {
-    CHECK(tide_proto_hold_own(32, 14, 0, 0));
-    CHECK(tide_proto_hold_own(32, 14, 0.004, 0.1));
-    CHECK(tide_proto_hold_own(32, 14, 0.005, 0.1));
-    CHECK(!tide_proto_hold_own(32, 14, 0.0051, 0.1));
-    CHECK(!tide_proto_hold_own(32, 14, 0.0049, 0.01)); /* 1 GbE, 256 ranks: 4.9 ms of 10 */
-    CHECK(tide_proto_hold_own(55, 14, 0.001, 1));
-    CHECK(!tide_proto_hold_own(56, 14, 0.001, 1));
-    CHECK(!tide_proto_hold_own(560, 7, 0, 0)); /* MxM's rank 0 */
+    enum { EARLY = TIDE_LB_PHASE_SYNC | TIDE_LB_START_EARLY };
+    CHECK(!tide_proto_hold_own(TIDE_LB_ROUNDS, 1, 14, 0, 0));       /* no plan to wait for */
+    CHECK(tide_proto_hold_own(TIDE_LB_PHASE_SYNC, 560, 7, 1, 0.1)); /* always waits for it */
+    CHECK(tide_proto_hold_own(EARLY, 32, 14, 0, 0));
+    CHECK(tide_proto_hold_own(EARLY, 32, 14, 0.004, 0.1));
+    CHECK(tide_proto_hold_own(EARLY, 32, 14, 0.005, 0.1));
+    CHECK(!tide_proto_hold_own(EARLY, 32, 14, 0.0051, 0.1));
+    CHECK(!tide_proto_hold_own(EARLY, 32, 14, 0.0049, 0.01)); /* 1 GbE, 256 ranks: 4.9 ms of 10 */
+    CHECK(tide_proto_hold_own(EARLY, 55, 14, 0.001, 1));
+    CHECK(!tide_proto_hold_own(EARLY, 56, 14, 0.001, 1));
+    CHECK(!tide_proto_hold_own(EARLY, 560, 7, 0, 0)); /* MxM's rank 0 */
 }
 
 static void mismatch(void)
