@@ -10,7 +10,7 @@
 # 2 and n ranks without balancing and on n ranks under none, random and every strategy of LBS:
 # every run must adapt its mesh (its summary counts refined and coarsened cells, and each
 # adaptation's line adds up: cells = before + refined - coarsened), conserve mass (drift <=
-# 1e-12) and print the 1-rank checksum.
+# 1e-12) and print the 1-rank checksum; no task need move (its phases are too short to balance).
 # Usage: cmake -DMPIEXEC=... -DPROXY=... -DSTATS=file.json [-DNOISE=...] [-DNP=n [-DLBS=...]]
 #          -P same_checksum.cmake
 if(DEFINED LBS)
@@ -100,6 +100,9 @@ foreach(run IN LISTS runs)
     message(FATAL_ERROR "checksum ${sum} (${np} ranks, TIDE_LB=${lb} ${noise}) differs from ${ref}\n${out}")
   endif()
 endforeach()
-if(DEFINED NP AND moved_by_strategies EQUAL 0)
+# Not for the default run (LBS): its phases hold about 20 us of work, below what any strategy
+# acts on, so a move there is chance (ws stole 16 tasks in one run and none in the next, and CI
+# failed on it); the balancing is checked by the costly adaptive runs above.
+if(DEFINED NP AND NOT DEFINED LBS AND moved_by_strategies EQUAL 0)
   message(FATAL_ERROR "no strategy offloaded a task on ${NP} ranks: the test proves nothing")
 endif()
