@@ -81,11 +81,21 @@ static bool cost_moves(const tide_lb_view *v, const tide_lb_actions *a, const do
     return ok;
 }
 
-/* The planner's margins: each rank's prediction uncertainty times TIDE_PROACT_MARGIN. */
-static void margins(const tide_lb_view *v, double *m)
+/* The planner's margins: each rank's prediction uncertainty times TIDE_PROACT_MARGIN, widened to
+ * a suspect last load's distance (L_suspect: a spike, or the first load of a step, which the next
+ * load tells apart) unless the rank's load is a pooled task model's now (adopted: pooled, and no
+ * per-task prediction of its own), which weighs the phase's tasks. Adopted loads kept the wide
+ * margin on the FDR platform's senders, which then moved nothing (a phase at 2.97 ms of work
+ * per worker against 1.3, docs/sim.md). */
+static void margins(const tide_lb_view *v, bool pooled, double *m)
 {
-    for (int i = 0; i < v->size; i++)
-        m[i] = v->all[i].L_unc > 0 ? v->knob[K_MARGIN] * v->all[i].L_unc : 0.0;
+    for (int i = 0; i < v->size; i++) {
+        const tide_rank_status *st = &v->all[i];
+        double unc = st->L_unc > 0 ? st->L_unc : 0;
+        bool adopted = pooled && st->task_pred != 1;
+        if (!adopted && st->L_suspect > unc) unc = st->L_suspect;
+        m[i] = v->knob[K_MARGIN] * unc;
+    }
 }
 
 /* What the plan leaves on this rank: its predicted load after the plan above the average, and
@@ -274,7 +284,7 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     gather_sender_weights(v, a, load, off, mine, w);
     for (int64_t t = 0; t < off[np]; t++) /* started, or about to: it stays */
         if (w[t] < 0) w[t] = 0;
-    margins(v, margin);
+    margins(v, pooled, margin);
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
     const int32_t *order = pooled ? NULL : tide_lb_order(v, TIDE_LB_KEY_PRED);
     bool ok = tide_plan_proact_weighted_ordered(np, load, margin, order, off, w, NULL, dest,
@@ -373,7 +383,7 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
             load[i] = tide_lb_key_value(&v->all[i], TIDE_LB_KEY_PRED);
             n[i] = (int64_t)v->all[i].ntasks;
         }
-        margins(v, margin);
+        margins(v, false, margin);
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
         ok = tide_plan_proact_ordered(np, load, margin, tide_lb_order(v, TIDE_LB_KEY_PRED), n, NULL,
                                       &plan) == TIDE_PLAN_OK &&

@@ -1,6 +1,7 @@
 /* `proact` through the plug-in interface with fake actions: the rank's row of the plan is what
  * it offloads, and the plan reports what it leaves and why: nothing; a surplus smaller than a
- * task (granularity); a surplus within the prediction's uncertainty (the margin). With a slow
+ * task (granularity); a surplus within the prediction's uncertainty (the margin), widened to a
+ * suspect last load's distance on a sender and on a victim. With a slow
  * transport it moves only what arrives in time, and its safety net (a fake clock) takes back
  * what is still waiting to leave when the sender's workers would reach it. */
 #include "fake.h"
@@ -34,13 +35,15 @@ static void plan_costed(double bw, fake *f, char *state, tide_lb_view *v, tide_r
     proact->phase_begin(v, &a);
 }
 
-static void plan(double *load, double *unc, double *ntasks, int np, int me, fake *f)
+static void plan_suspect(double *load, double *unc, double *suspect, double *ntasks, int np, int me,
+                         fake *f)
 {
     const tide_lb_ops *proact = tide_lb_ops_find("proact");
     tide_rank_status all[8] = {{0}};
     for (int i = 0; i < np; i++) {
         all[i].L_pred = load[i];
         all[i].L_unc = unc[i];
+        all[i].L_suspect = suspect ? suspect[i] : 0;
         all[i].ntasks = all[i].queued = ntasks[i];
     }
     double knob[8];
@@ -59,6 +62,11 @@ static void plan(double *load, double *unc, double *ntasks, int np, int me, fake
     tide_lb_actions a = fake_actions(f);
     f->available = (long)ntasks[me];
     proact->phase_begin(&v, &a);
+}
+
+static void plan(double *load, double *unc, double *ntasks, int np, int me, fake *f)
+{
+    plan_suspect(load, unc, NULL, ntasks, np, me, f);
 }
 
 static int sent(const fake *f)
@@ -92,6 +100,21 @@ int main(void)
     double u8[2] = {8, 0};
     plan(l1, u8, n1, 2, 0, &f);
     CHECK_EQ_I64(sent(&f), 10);
+    /* No uncertainty, but the sender's last load was suspect (a spike or a step: the next
+     * load tells) 12 away: its margin widens to 12, nothing moves. */
+    double s12[2] = {12, 0};
+    plan_suspect(l1, u0, s12, n1, 2, 0, &f);
+    CHECK_EQ_I64(sent(&f), 0);
+    CHECK(f.limit == TIDE_LB_LIMIT_UNCERTAINTY);
+    /* A victim whose last load was suspect 20 above its prediction leaves that room empty: 30
+     * unit tasks on rank 0, none on ranks 1 and 2; rank 2 gets rank 1's share too. */
+    double l3[3] = {30, 0, 0}, u03[3] = {0, 0, 0}, n3[3] = {30, 0, 0}, s20[3] = {0, 20, 0};
+    plan_suspect(l3, u03, s20, n3, 3, 0, &f);
+    CHECK_EQ_I64(f.offloaded[1], 0);
+    CHECK(f.offloaded[2] > 0);
+    plan_suspect(l3, u03, NULL, n3, 3, 0, &f); /* without it: both get 10 */
+    CHECK_EQ_I64(f.offloaded[1], 10);
+    CHECK_EQ_I64(f.offloaded[2], 10);
     /* The receiver reports too: its residual is below the average. */
     plan(l1, u0, n1, 2, 1, &f);
     CHECK(f.limit == TIDE_LB_LIMIT_NONE && fabs(f.residual) < 1e-9);

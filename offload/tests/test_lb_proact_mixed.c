@@ -10,6 +10,8 @@
  *    features say otherwise, and the drivers pool task models: ranks 0, 2 and 3 have fits
  *    (time = 1, 1.1 and 100 x the feature); rank 1 weighs its tasks with each and adopts the
  *    median (rank 2's: 48.4 s), so it sends its heavy tasks instead of receiving rank 0's.
+ *    Also when rank 1's own guess was made after a suspect load (L_suspect): the adopted load
+ *    weighs the phase's tasks, and the suspect no longer widens its margin.
  *    In 1, with two light tasks on ranks 2 and 3, only the ranks above the average load (the
  *    only ones that can send) contribute their tasks' weights to the plan's allgatherv.
  * 3. Over four phases on one state: a weighted plan that came 30 s into a phase predicted at
@@ -31,6 +33,7 @@ static const double feat1[NT] = {10, 10, 10, 10, 1, 1, 1, 1}; /* rank 1's tasks'
 static const double slope[NP] = {1, 0, 1.1, 100};             /* the fitted ranks' models */
 static bool pooling;                                          /* scenario 2 */
 static int light_tasks; /* tasks of ranks 2 and 3 (0: they are idle) */
+static double suspect1; /* rank 1's L_suspect */
 
 typedef struct rank_ctx {
     int id;
@@ -172,6 +175,7 @@ static void run_at(const double *load, double plan_at, rank_ctx *r)
                                     .queued = i < 2 ? NT : light_tasks,
                                     .outstanding = i < 2 ? NT : light_tasks,
                                     .task_pred = pooling ? i != 1 : i == 0,
+                                    .L_suspect = i == 1 ? suspect1 : 0,
                                     .threads = 1,
                                     .plan_at = plan_at};
     pthread_barrier_t bar;
@@ -247,12 +251,14 @@ static void weighted_with_one_unweighted_rank(void)
     check_senders_only(r);
 }
 
-static void pooled_task_models(void)
+static void pooled_task_models(double suspect)
 {
     double load[NP] = {44, 8, 0, 0};
     rank_ctx r[NP];
     pooling = true;
+    suspect1 = suspect;
     run(load, r);
+    suspect1 = 0;
     printf("rank 1 adopted %g + %g x feature\n", r[1].adopted[0], r[1].adopted[1]);
     CHECK(r[1].adopted[0] == 0 && r[1].adopted[1] == 1.1); /* the median of 44, 48.4, 4400 */
     int heavy1 = 0, to1 = 0;
@@ -307,7 +313,10 @@ static void late_weighted_plan_turns_uniform(void)
 int main(void)
 {
     weighted_with_one_unweighted_rank();
-    pooled_task_models();
+    pooled_task_models(0);
+    /* Rank 1's own guess came with a suspect last load 40 s away: its margin would keep its
+     * whole surplus (25 s) if it counted, but the load it plans with is the pooled model's. */
+    pooled_task_models(40);
     late_weighted_plan_turns_uniform();
     return CHECK_REPORT("task_test_lb_proact_mixed");
 }

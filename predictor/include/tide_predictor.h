@@ -171,6 +171,10 @@ typedef struct tide_prediction {
     int source;        /* tide_pred_source */
     const char *model; /* the serving model's name when source == TIDE_SRC_MODEL, else "" */
     int per_task;      /* 1: the serving model predicts per-task times (tide_model_predict_tasks) */
+    /* While the last load is suspect (a spike or the first of a step: the next load decides),
+     * how far it is from load (0 otherwise, and for a per-task model, which weighs the phase's
+     * tasks): the planner widens its margin by it (docs/predictor.md, "Uncertainty"). */
+    double suspect;
 } tide_prediction;
 
 /* Creates p->kind: a built-in model, or "auto" (the task model and the rank model side by side;

@@ -360,6 +360,19 @@ static bool waits(const fitted *f)
     return f->err.n < MIN_SCORED && !f->ops->predict_tasks;
 }
 
+/* While the last load is suspect (the filter has not yet told a spike from a step), the loads
+ * a rank-level source serves come from the level the suspect left; the suspect value is as
+ * likely the next one, and out->suspect says how far it is. In tide-sim's moving lake a rank the
+ * coast reached measured 1.6 ms of work per worker after 0.3, was served 0.3 with uncertainty 0
+ * in the next phase, took tasks as a victim and measured 3.6 (docs/sim.md). A per-task model
+ * weighs the phase's tasks, which tell which of the two the phase holds. Apart from unc: a
+ * planner that replaces the load by a pooled task model's (proact) drops it. */
+static void note_suspect(const tide_model *m, tide_prediction *out)
+{
+    out->suspect =
+        m->filter.pending && !out->per_task ? fabs(m->filter.pending_raw - out->load) : 0;
+}
+
 /* The selection rule (docs/predictor.md): the model with the lowest rolling error serves if it
  * beats the best baseline strictly; a guarded model never serves, and when a guarded model would
  * have served the source says so; a fresh fit of a model without the tasks waits (waits()).
@@ -385,6 +398,7 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     }
     if (best < 0) {
         serve_base(m, c, b, guarded ? TIDE_SRC_GUARD : 0, out);
+        note_suspect(m, out);
         return;
     }
     const fitted *f = &m->fit[best];
@@ -399,6 +413,7 @@ static void choose(const tide_model *m, const candidates *c, tide_prediction *ou
     out->source = TIDE_SRC_MODEL;
     out->model = f->ops->name;
     out->per_task = f->ops->predict_tasks != NULL;
+    note_suspect(m, out);
 }
 
 static size_t set_values(const tide_task_set *t)

@@ -1,8 +1,9 @@
 /* The guards around a prediction, one behaviour each: a spike neither retrains the model nor
- * moves the next prediction; a level step is followed within 2 x window phases; a model that
- * loses to the baselines is not served, one that beats them serves once it has been scored on 3
- * phases (a task model's fresh fit at once); a wild prediction is replaced and counted; auto serves
- * the task model when the tasks' features predict their times, and the rank model otherwise. */
+ * moves the next prediction, which says how far the suspect load is until the next decides; a level
+ * step is followed within 2 x window phases; a model that loses to the baselines is not served, one
+ * that beats them serves once it has been scored on 3 phases (a task model's fresh fit at once); a
+ * wild prediction is replaced and counted; auto serves the task model when the tasks' features
+ * predict their times, and the rank model otherwise. */
 #include "testutil.h"
 #include "tide_predictor.h"
 
@@ -36,7 +37,14 @@ static void spike_is_ignored(void)
     printf("spike: load %.3f measured %.3f, next predicted %.3f (%s), true %.3f\n", y[40],
            10 * y[40], p.load, tide_pred_source_name(p.source), y[41]);
     CHECK(fabs(p.load - y[41]) < 0.05 * y[41], "the spike moved the prediction to %g", p.load);
-    for (int t = 41; t < 45; t++)
+    /* Undecided until the next load: a spike or a step, so the prediction says how far the
+     * suspect value is (a planner widens its margin to it), and stops once it is decided. */
+    CHECK(fabs(p.suspect - (10 * y[40] - p.load)) < 1e-9, "suspect %g after a suspect load %g",
+          p.suspect, 10 * y[40]);
+    tide_model_observe_phase(m, y[41], 0, NULL, NULL, 0);
+    CHECK(tide_model_predict_info(m, NULL, &p) == 0 && p.suspect == 0,
+          "suspect %g once the spike is decided", p.suspect);
+    for (int t = 42; t < 45; t++)
         tide_model_observe_phase(m, y[t], 0, NULL, NULL, 0);
     tide_model_stats s;
     tide_model_get_stats(m, &s);
@@ -59,6 +67,13 @@ static void step_is_followed(void)
     double worst_late = 0;
     for (int t = 0; t < N; t++) {
         double pred;
+        if (t == STEP + 1) { /* the first stepped load is suspect: it may have been a spike */
+            tide_prediction info;
+            CHECK(tide_model_predict_info(m, NULL, &info) == 0 &&
+                      fabs(info.suspect - (y[STEP] - info.load)) < 1e-9,
+                  "after the step's first load %g: %g, suspect %g", y[STEP], info.load,
+                  info.suspect);
+        }
         if (tide_model_predict(m, &pred) == 0 && t >= STEP + 2 * p.window) {
             double e = fabs(pred - y[t]) / y[t];
             if (e > worst_late) worst_late = e;

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { FUSED_STEP = 2, FUSED_DOUBLES = FUSED_STEP + TIDE_RECORD_DOUBLES };
+enum { FUSED_STEP = 1, FUSED_DOUBLES = FUSED_STEP + TIDE_RECORD_DOUBLES };
 
 struct tide_protocol {
     tide_rt *rt;
@@ -45,7 +45,7 @@ struct tide_protocol {
     bool final_posted; /* the closing allgather of tide_finalize */
     bool final_checked;
     MPI_Request final_req;
-    /* rt->inline_phases: phase, finalizing, then the record; this rank's and every rank's */
+    /* rt->inline_phases: the step (phase), then the record; this rank's and every rank's */
     double fused_mine[FUSED_DOUBLES], *fused_all;
 };
 
@@ -121,6 +121,7 @@ static void allgather_status(tide_protocol *cs, bool start)
         .outstanding = (double)own_open(rt),
         .task_pred = tide_predict_task_ready(rt),
         .L_unc = rt->feed.unc,
+        .L_suspect = rt->feed.suspect,
         .threads = rt->threads,
         .task_bytes = start ? mean_task_bytes(rt) : 0,
         .send_bw = tide_transport_send_bw(rt),
@@ -220,12 +221,11 @@ static void phase_open(tide_protocol *cs)
 static void fused_allgather(tide_protocol *cs)
 {
     cs->fused_mine[0] = cs->step.phase;
-    cs->fused_mine[1] = cs->step.finalizing;
     MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
                   MPI_DOUBLE, cs->rt->coll_comm);
     for (int i = 0; i < cs->rt->size; i++) {
         const double *f = cs->fused_all + (size_t)i * FUSED_DOUBLES;
-        cs->all_status[i] = (tide_rank_status){.phase = f[0], .finalizing = f[1]};
+        cs->all_status[i] = (tide_rank_status){.phase = f[0]};
     }
     check_phases(cs);
 }
@@ -302,7 +302,7 @@ bool tide_protocol_closing_done(tide_protocol *cs)
         if (!tide_transport_idle(rt) || atomic_load(&rt->results.count) || tide_replica_open(rt))
             return false;
         rt->stopping = true;
-        cs->step = (tide_rank_status){.phase = cs->proto.nphases, .finalizing = 1};
+        cs->step = (tide_rank_status){.phase = tide_proto_finalizing_step(cs->proto.nphases)};
         if (rt->inline_phases) {
             /* The shape of an inline phase's allgather (record zero), and blocking as that one
              * is: MPI matches no blocking collective with a nonblocking one. Nothing can arrive

@@ -80,6 +80,7 @@ static void post_status(sim_rank *R)
     n.outstanding = (double)sim_own_open(R);
     n.task_pred = R->feed.per_task ? 1 : 0;
     n.L_unc = R->feed.unc;
+    n.L_suspect = R->feed.suspect;
     n.threads = R->S->W;
     n.task_bytes = R->S->wl->task_bytes; /* every task's */
     n.send_bw = sim_send_bw(R);

@@ -67,6 +67,7 @@ typedef struct tide_feed {
     int nfeat;             /* application features per task the model sees (-1: not fixed yet) */
     /* The served prediction of the running phase: tide_feed_predict or tide_feed_serve. */
     double load, unc; /* -1: none */
+    double suspect;   /* tide_prediction.suspect (0: none) */
     int source;       /* tide_pred_source or TIDE_FEED_SRC_* */
     int model_code;   /* tide_feed_model */
     bool per_task;    /* weights[] holds the phase's per-task weights */

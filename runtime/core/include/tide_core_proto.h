@@ -10,10 +10,10 @@
  *       rank ─ records allgather (GATHER); else the strategy's ROUND(all) and back to RUN
  *   RUN without rounds: one status allgather once own work is done ─ END ─ records allgather
  *   GATHER: the records arrived ─ FINISH (statistics, workers released, the model observes)
- * Every status record carries the rank's phase number (and a finalizing flag, which only
- * libtide's closing allgather sets), and every arrived status set is checked for agreement: a
- * rank that called tide_taskwait more or fewer times meets the others in a collective of the same
- * shape, and every rank sees the same MISMATCH.
+ * Every status record carries the rank's phase number (or, in the closing allgather only
+ * libtide makes, the finalizing step: tide_proto_finalizing_step), and every arrived status set is
+ * checked for agreement: a rank that called tide_taskwait more or fewer times meets the others in a
+ * collective of the same shape, and every rank sees the same MISMATCH.
  *
  * The core decides; the driver does. A driver asks tide_proto_needs() which inputs the state
  * reads, fills them, calls tide_proto_step() and carries out the returned actions in the order
@@ -89,7 +89,7 @@ typedef struct tide_proto_action {
 /* This rank's numbers for its status record (the driver's view; tide_proto_status adds the
  * protocol's fields). task_bytes is read for the start status only. */
 typedef struct tide_proto_numbers {
-    double ntasks, L_pred, queued, queued_in, outstanding, task_pred, L_unc, threads;
+    double ntasks, L_pred, queued, queued_in, outstanding, task_pred, L_unc, L_suspect, threads;
     double task_bytes; /* mean wire bytes of the queued own tasks */
     double send_bw;
     double plan_moving; /* 1: tasks of this rank's plan are still on their way */
@@ -201,6 +201,18 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
 }
 
 /* ---- phase agreement (also libtide's inline phases and tide_finalize's closing allgather) --- */
+
+/* The status's phase field in tide_finalize after `phases` phases: the count plus one half, so
+ * that no phase number equals it and one double says both. */
+static inline double tide_proto_finalizing_step(long phases)
+{
+    return (double)phases + 0.5;
+}
+
+static inline bool tide_proto_step_finalizing(double phase)
+{
+    return phase != floor(phase);
+}
 
 /* Every rank of all (n) is at the same step: phase number and finalizing flag. */
 bool tide_proto_steps_agree(const tide_rank_status *all, int n);

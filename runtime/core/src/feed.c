@@ -118,6 +118,7 @@ int tide_feed_predict(tide_feed *f, const tide_feed_tasks *next)
     bool ok = rc == TIDE_PRED_OK;
     f->load = ok ? p.load : -1;
     f->unc = ok ? p.unc : -1;
+    f->suspect = ok ? p.suspect : 0;
     f->source = ok ? p.source : TIDE_SRC_NONE;
     f->model_code = ok && p.source == TIDE_SRC_MODEL ? model_code(p.model) : TIDE_FEED_MODEL_NONE;
     f->per_task = ok && f->collect && weigh(f, &set);
@@ -143,6 +144,7 @@ bool tide_feed_adopt(tide_feed *f, const double *coef, int ncoef, double *load)
     f->nweights = f->rows;
     f->per_task = true;
     f->load = sum;
+    f->suspect = 0; /* a task model's prediction now */
     f->source = TIDE_SRC_MODEL;
     f->model_code = TIDE_FEED_MODEL_POOLED;
     if (load) *load = sum;
@@ -153,6 +155,7 @@ void tide_feed_serve(tide_feed *f, double load, int source)
 {
     f->load = load;
     f->unc = 0;
+    f->suspect = 0;
     f->rows = 0; /* no model weighed these tasks: nothing to adopt */
     f->source = source;
     f->model_code = TIDE_FEED_MODEL_NONE;

@@ -2,6 +2,7 @@
  * (runtime/engine/phase.c) and tide-sim's comm actor (sim/src/actors.cpp) both step. */
 #include "tide_core_proto.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,13 +33,13 @@ const tide_rank_status *tide_proto_status(tide_proto *p, const tide_proto_number
         .outstanding = n->outstanding,
         .task_pred = n->task_pred,
         .L_unc = n->L_unc,
+        .L_suspect = n->L_suspect,
         .threads = n->threads,
         .task_bytes = start && n->queued > 0 ? n->task_bytes : 0,
         .send_bw = n->send_bw,
         .plan_moving = n->plan_moving,
         .plan_at = n->plan_at,
         .phase = p->nphases + 1,
-        .finalizing = 0,
     };
     return &p->mine;
 }
@@ -118,7 +119,7 @@ tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in)
 
 static bool same_step(const tide_rank_status *a, const tide_rank_status *b)
 {
-    return a->phase == b->phase && a->finalizing == b->finalizing;
+    return a->phase == b->phase;
 }
 
 bool tide_proto_steps_agree(const tide_rank_status *all, int n)
@@ -130,8 +131,8 @@ bool tide_proto_steps_agree(const tide_rank_status *all, int n)
 
 static void describe_step(const tide_rank_status *s, char *out, size_t len)
 {
-    if (s->finalizing)
-        snprintf(out, len, "in tide_finalize after %.0f phases", s->phase);
+    if (tide_proto_step_finalizing(s->phase))
+        snprintf(out, len, "in tide_finalize after %.0f phases", floor(s->phase));
     else
         snprintf(out, len, "in phase %.0f", s->phase);
 }

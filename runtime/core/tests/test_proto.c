@@ -126,7 +126,7 @@ static void phase_without_rounds(void)
     CHECK(f.kind[0] == 1 && f.kind[1] == 3);
     for (int r = 0; r < N; r++) /* the end status: phase 1, no task bytes, nothing open */
         CHECK(f.res[0][r].phase == 1 && f.res[0][r].task_bytes == 0 &&
-              f.res[0][r].outstanding == 0 && f.res[0][r].finalizing == 0);
+              f.res[0][r].outstanding == 0 && !tide_proto_step_finalizing(f.res[0][r].phase));
     /* The next phase's statuses say phase 2. */
     for (int r = 0; r < N; r++)
         f.own_open[r] = 1;
@@ -262,7 +262,8 @@ static void mismatch(void)
     tide_proto_mismatch_line(f.res[0], N, line, sizeof line);
     CHECK(strcmp(line, "rank 2 is in phase 2, the others in phase 1") == 0);
     CHECK(!tide_proto_steps_agree(f.res[0], N));
-    tide_rank_status fin[N] = {{.phase = 1}, {.phase = 1, .finalizing = 1}, {.phase = 2}};
+    tide_rank_status fin[N] = {
+        {.phase = 1}, {.phase = tide_proto_finalizing_step(1)}, {.phase = 2}};
     tide_proto_mismatch_line(fin, N, line, sizeof line);
     CHECK(strcmp(line, "rank 1 is in tide_finalize after 1 phases, rank 2 is in phase 2, rank 0 in "
                        "phase 1") == 0);
