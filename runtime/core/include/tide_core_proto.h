@@ -214,7 +214,8 @@ static inline bool tide_proto_step_finalizing(double phase)
     return phase != floor(phase);
 }
 
-/* Every rank of all (n) is at the same step: phase number and finalizing flag. */
+/* Every rank of all (n) is at the same step: the same phase field (a phase number, or
+ * tide_proto_finalizing_step in tide_finalize). */
 bool tide_proto_steps_agree(const tide_rank_status *all, int n);
 
 /* The one line that names a mismatch ("rank 2 is in phase 3, the others in phase 2"); the
