@@ -23,8 +23,9 @@ static const tide_lb_knob proact_margin = {
     .min = 0,
     .max = 100,
     .help = "`proact`, `proact_react`: each rank's planner margin is this times its prediction "
-            "uncertainty; a surplus within it moves nothing (beyond it, all of it moves) and a "
-            "victim leaves it empty (0: plan on the predictions alone)"};
+            "uncertainty (or a suspect last load's distance from the prediction, when larger: "
+            "docs/offload-planner.md); a surplus within it moves nothing (beyond it, all of it "
+            "moves) and a victim leaves it empty (0: plan on the predictions alone)"};
 
 typedef struct proact_state {
     bool planned; /* this phase's plan was made (every rank had a prediction) */
