@@ -84,17 +84,17 @@ static bool cost_moves(const tide_lb_view *v, const tide_lb_actions *a, const do
 
 /* The planner's margins: each rank's prediction uncertainty times TIDE_PROACT_MARGIN, widened to
  * a suspect last load's distance (L_suspect: a spike, or the first load of a step, which the next
- * load tells apart) unless the rank's load is a pooled task model's now (adopted: pooled, and no
- * per-task prediction of its own), which weighs the phase's tasks. Adopted loads kept the wide
+ * load tells apart) unless the rank's load is a pooled task model's now (adopted[i]: it weighed
+ * the phase's tasks with coefficients it adopted; NULL: no rank did). Adopted loads kept the wide
  * margin on the FDR platform's senders, which then moved nothing (a phase at 2.97 ms of work
- * per worker against 1.3, docs/sim.md). */
-static void margins(const tide_lb_view *v, bool pooled, double *m)
+ * per worker against 1.3, docs/sim.md). A rank that took part in the pooling but found no
+ * vector to adopt still plans with its own guess, and keeps the suspect's margin. */
+static void margins(const tide_lb_view *v, const bool *adopted, double *m)
 {
     for (int i = 0; i < v->size; i++) {
         const tide_rank_status *st = &v->all[i];
         double unc = st->L_unc > 0 ? st->L_unc : 0;
-        bool adopted = pooled && st->task_pred != 1;
-        if (!adopted && st->L_suspect > unc) unc = st->L_suspect;
+        if (!(adopted && adopted[i]) && st->L_suspect > unc) unc = st->L_suspect;
         m[i] = v->knob[K_MARGIN] * unc;
     }
 }
@@ -271,21 +271,37 @@ static bool plan_weighted(const tide_lb_view *v, const tide_lb_actions *a)
     /* Without per-task predictions here (no fit of its own and none pooled) every task weighs
      * the average, as in the uniform plan. */
     double avg = v->all[me].ntasks > 0 ? load[me] / v->all[me].ntasks : 0;
-    if (!a->task_times(a->ctx, mine, counts[me]))
+    bool weighed = a->task_times(a->ctx, mine, counts[me]);
+    if (!weighed)
         for (int k = 0; k < counts[me]; k++)
             mine[k] = avg;
     /* A rank that adopted pooled coefficients predicts the sum of its weighted tasks now, the
-     * started ones included; every rank needs the new loads to know who may send. */
+     * started ones included; every rank needs the new loads to know who may send, and whether
+     * each load is an adopted one (its margin, above). A rank without a fit of its own weighs
+     * its tasks only with coefficients it adopted. */
+    bool *adopted = NULL;
     if (pooled) {
-        double sum = 0;
+        double sum = 0, pair[2], *pairs = malloc((size_t)np * 2 * sizeof *pairs);
+        int *twos = malloc((size_t)np * sizeof *twos);
+        adopted = malloc((size_t)np * sizeof *adopted);
+        if (!pairs || !twos || !adopted) a->fatal(a->ctx, "proact: out of memory planning a phase");
         for (int k = 0; k < counts[me]; k++)
             sum += fabs(mine[k]);
-        allgather_one(v, a, v->all[me].task_pred != 1 ? sum : load[me], load);
+        bool adopted_me = v->all[me].task_pred != 1 && weighed;
+        pair[0] = adopted_me ? sum : load[me];
+        pair[1] = adopted_me;
+        for (int i = 0; i < np; i++)
+            twos[i] = 2;
+        a->allgatherv(a->ctx, pair, 2, twos, pairs);
+        for (int i = 0; i < np; i++)
+            load[i] = pairs[2 * i], adopted[i] = pairs[2 * i + 1] != 0;
+        free(pairs), free(twos);
     }
     gather_sender_weights(v, a, load, off, mine, w);
     for (int64_t t = 0; t < off[np]; t++) /* started, or about to: it stays */
         if (w[t] < 0) w[t] = 0;
-    margins(v, pooled, margin);
+    margins(v, adopted, margin);
+    free(adopted);
     tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
     const int32_t *order = pooled ? NULL : tide_lb_order(v, TIDE_LB_KEY_PRED);
     bool ok = tide_plan_proact_weighted_ordered(np, load, margin, order, off, w, NULL, dest,
@@ -384,7 +400,7 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
             load[i] = tide_lb_key_value(&v->all[i], TIDE_LB_KEY_PRED);
             n[i] = (int64_t)v->all[i].ntasks;
         }
-        margins(v, false, margin);
+        margins(v, NULL, margin);
         tide_move_plan plan = {np, 0, (size_t)np, moves, NULL};
         ok = tide_plan_proact_ordered(np, load, margin, tide_lb_order(v, TIDE_LB_KEY_PRED), n, NULL,
                                       &plan) == TIDE_PLAN_OK &&

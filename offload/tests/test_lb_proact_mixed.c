@@ -11,7 +11,10 @@
  *    (time = 1, 1.1 and 100 x the feature); rank 1 weighs its tasks with each and adopts the
  *    median (rank 2's: 48.4 s), so it sends its heavy tasks instead of receiving rank 0's.
  *    Also when rank 1's own guess was made after a suspect load (L_suspect): the adopted load
- *    weighs the phase's tasks, and the suspect no longer widens its margin.
+ *    weighs the phase's tasks, and the suspect no longer widens its margin. But when rank 1
+ *    finds no vector it can use (every adoption refused), it plans with its own guess (0 s), and
+ *    a suspect 40 s away keeps the room that guess leaves empty: it receives none of rank 0's
+ *    tasks (and some without the suspect).
  *    In 1, with two light tasks on ranks 2 and 3, only the ranks above the average load (the
  *    only ones that can send) contribute their tasks' weights to the plan's allgatherv.
  * 3. Over four phases on one state: a weighted plan that came 30 s into a phase predicted at
@@ -34,6 +37,7 @@ static const double slope[NP] = {1, 0, 1.1, 100};             /* the fitted rank
 static bool pooling;                                          /* scenario 2 */
 static int light_tasks; /* tasks of ranks 2 and 3 (0: they are idle) */
 static double suspect1; /* rank 1's L_suspect */
+static bool refuse;     /* rank 1 can use no pooled vector */
 
 typedef struct rank_ctx {
     int id;
@@ -110,7 +114,7 @@ static int mx_task_coef(void *ctx, double *out, int max)
 static bool mx_adopt(void *ctx, const double *coef, int n, double *load)
 {
     rank_ctx *r = ctx;
-    if (r->id != 1 || n != 2) return false;
+    if (r->id != 1 || n != 2 || refuse) return false;
     r->adopted[0] = coef[0], r->adopted[1] = coef[1];
     *load = 0;
     for (int k = 0; k < NT; k++)
@@ -277,6 +281,31 @@ static void pooled_task_models(double suspect)
         CHECK(after[i] <= 23.1 + 11);
 }
 
+/* Pooling takes place, but rank 1 adopts nothing: its load is its own guess (0 s, a victim's),
+ * and a suspect of 40 s widens its margin as for any rank planning with its own guess. Returns
+ * how many of rank 0's tasks rank 1 receives. */
+static int pooled_refused(double suspect)
+{
+    double load[NP] = {44, 0, 0, 0};
+    rank_ctx r[NP];
+    pooling = refuse = true;
+    suspect1 = suspect;
+    run(load, r);
+    suspect1 = 0;
+    refuse = false;
+    int to1 = 0, moved0 = 0;
+    for (int k = 0; k < NT; k++) {
+        to1 += r[0].dest[k] == 1;
+        moved0 += r[0].dest[k] != 0;
+        CHECK(r[1].dest[k] == 1); /* below the mean: it sends nothing */
+    }
+    CHECK(r[1].adopted[1] == 0);
+    CHECK(moved0 >= 2); /* the plan still works: rank 0 sends to ranks 2 and 3 */
+    printf("no adoption, L_suspect %g: rank 1 receives %d of rank 0's tasks (%d moved)\n", suspect,
+           to1, moved0);
+    return to1;
+}
+
 /* Whether every rank made a weighted plan (true) or a uniform one (false); fails on a mix. */
 static bool weighted_on_all(const rank_ctx *r)
 {
@@ -317,6 +346,8 @@ int main(void)
     /* Rank 1's own guess came with a suspect last load 40 s away: its margin would keep its
      * whole surplus (25 s) if it counted, but the load it plans with is the pooled model's. */
     pooled_task_models(40);
+    CHECK(pooled_refused(0) > 0);
+    CHECK(pooled_refused(40) == 0);
     late_weighted_plan_turns_uniform();
     return CHECK_REPORT("task_test_lb_proact_mixed");
 }
