@@ -3,7 +3,8 @@
  * task (granularity); a surplus within the prediction's uncertainty (the margin), widened to a
  * suspect last load's distance on a sender and on a victim. With a slow
  * transport it moves only what arrives in time, and its safety net (a fake clock) takes back
- * what is still waiting to leave when the sender's workers would reach it. */
+ * what is still waiting to leave when the sender's workers would reach it. proact_react keeps its
+ * timed reactive rounds after a plan only while a round is cheap against the phase. */
 #include "fake.h"
 
 /* Rank 0 of 4 (4 workers each) holds 160 tasks of 1 s; the others none. Its sends drain at bw
@@ -67,6 +68,41 @@ static void plan_suspect(double *load, double *unc, double *suspect, double *nta
 static void plan(double *load, double *unc, double *ntasks, int np, int me, fake *f)
 {
     plan_suspect(load, unc, NULL, ntasks, np, me, f);
+}
+
+/* proact_react's timed rounds after its phase_begin: rank 0 of 4 (4 workers each) holds 160
+ * tasks of 1 s (10 s per worker on average once planned), every rank's last phase_begin took
+ * plan_at seconds; pred -1 on rank 3: no plan (it has no prediction). */
+static bool react_rounds(double plan_at, double pred3)
+{
+    const tide_lb_ops *pr = tide_lb_ops_find("proact_react");
+    tide_rank_status all[4];
+    for (int i = 0; i < 4; i++)
+        all[i] = (tide_rank_status){.ntasks = i ? 0 : 160,
+                                    .L_pred = i == 3 ? pred3
+                                              : i    ? 0
+                                                     : 160,
+                                    .queued = i ? 0 : 160,
+                                    .threads = 4,
+                                    .plan_at = plan_at};
+    double knob[8];
+    default_knobs(pr, knob);
+    char state[64] = {0};
+    tide_lb_view v = {.rank = 0,
+                      .size = 4,
+                      .running = true,
+                      .queued = 160,
+                      .phase_tasks = 160,
+                      .threads = 4,
+                      .all = all,
+                      .knob = knob,
+                      .state = state};
+    fake f;
+    tide_lb_actions a = fake_actions(&f);
+    f.available = 160;
+    pr->phase_begin(&v, &a);
+    v.all = NULL; /* as the host asks: no statuses */
+    return pr->rounds_needed(&v);
 }
 
 static int sent(const fake *f)
@@ -193,6 +229,14 @@ int main(void)
     f.available = 160;
     pr->round(&v, &a);
     CHECK(sent(&f) > 0);
+    /* Its rounds after a plan: only while a round (the least plan_at) costs at most a quarter
+     * of the work per worker the plan aims at. Before any plan_at, and in a phase without a
+     * plan (react alone), always. */
+    CHECK(react_rounds(1, 0));   /* 1 s against 10 s */
+    CHECK(react_rounds(2.5, 0)); /* a quarter */
+    CHECK(!react_rounds(5, 0));  /* half the phase */
+    CHECK(react_rounds(0, 0));   /* no phase_begin timed yet */
+    CHECK(react_rounds(5, -1));  /* rank 3 has no prediction: no plan */
     printf("%d failures\n", check_failures);
     return check_failures != 0;
 }
