@@ -161,8 +161,9 @@ static int submit(struct graph_state *s, long t)
     for (long p = s->first; p <= s->last; p++) {
         if (!active(g, t, p)) continue;
         struct point_task pt = {.graph = *g, .timestep = t, .point = p};
-        tide_arg args[TIDE_MAX_ARGS] = {{&pt, sizeof pt, TIDE_VALUE},
-                                        {s->out[t & 1] + p * bytes, bytes, TIDE_OUT}};
+        tide_arg args[TIDE_MAX_ARGS]; /* only the 2 + n_inputs used: no 768-byte zeroing a task */
+        args[0] = (tide_arg){&pt, sizeof pt, TIDE_VALUE};
+        args[1] = (tide_arg){s->out[t & 1] + p * bytes, bytes, TIDE_OUT};
         interval_list_t deps = task_graph_dependencies(*g, dset, p);
         for (long i = 0; i < interval_list_num_intervals(deps); i++) {
             interval_t iv = interval_list_interval(deps, i);

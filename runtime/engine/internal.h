@@ -513,7 +513,8 @@ struct tide_rt {
      * phase start, and without TIDE_LB_START_EARLY or with a plan that came soon enough). Set by
      * taskwait before the phase starts. */
     bool hold_own;
-    double last_phase_s; /* how long this rank's last phase took (taskwait to its end) */
+    double last_phase_s; /* how long this rank's last phase took (taskwait to its end; an
+                          * inline phase without a trace: to its record, before the allgather) */
     /* What a plan needs of each own task of the phase, by its position (tide_task.pos), also
      * once the task started: written by tide_task_submit under local.lock, read by the comm
      * thread while the phase runs (predict.c: tide_predict_task_times). n: marks recorded for

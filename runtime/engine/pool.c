@@ -152,6 +152,10 @@ void tide_pool_stop(tide_rt *rt)
 void tide_pool_run_phase(tide_rt *rt)
 {
     tide_pool *p = rt->pool;
+    if (p->n == 0) { /* the application thread is the only worker: nobody to start or wait for */
+        tide_worker_loop(rt, 0);
+        return;
+    }
     pthread_mutex_lock(&p->lock);
     p->active = p->n;
     p->generation++;
