@@ -8,19 +8,24 @@
 #include "fake.h"
 
 /* Rank 0 of 4 (4 workers each) holds 160 tasks of 1 s; the others none. Its sends drain at bw
- * bytes/s, 1 MB per task (bw 0: not measured). Plans at t = 100 s; the state is kept in state. */
-static void plan_costed(double bw, fake *f, char *state, tide_lb_view *v, tide_rank_status *all,
-                        double *knob)
+ * bytes/s, 1 MB per task (bw 0: not measured); every rank's last phase_begin took plan_at s, and
+ * rank 3 predicts pred3 (-1: no prediction, no plan). `strategy` plans at t = 100 s; the state
+ * is kept in state. */
+static void plan_on(const char *strategy, double bw, double plan_at, double pred3, fake *f,
+                    char *state, tide_lb_view *v, tide_rank_status *all, double *knob)
 {
-    const tide_lb_ops *proact = tide_lb_ops_find("proact");
+    const tide_lb_ops *ops = tide_lb_ops_find(strategy);
     for (int i = 0; i < 4; i++)
         all[i] = (tide_rank_status){.ntasks = i ? 0 : 160,
-                                    .L_pred = i ? 0 : 160,
+                                    .L_pred = i == 3 ? pred3
+                                              : i    ? 0
+                                                     : 160,
                                     .queued = i ? 0 : 160,
                                     .threads = 4,
                                     .task_bytes = 1e6,
-                                    .send_bw = bw};
-    default_knobs(proact, knob);
+                                    .send_bw = bw,
+                                    .plan_at = plan_at};
+    default_knobs(ops, knob);
     *v = (tide_lb_view){.rank = 0,
                         .size = 4,
                         .running = true,
@@ -33,7 +38,13 @@ static void plan_costed(double bw, fake *f, char *state, tide_lb_view *v, tide_r
                         .state = state};
     tide_lb_actions a = fake_actions(f);
     f->available = 160;
-    proact->phase_begin(v, &a);
+    ops->phase_begin(v, &a);
+}
+
+static void plan_costed(double bw, fake *f, char *state, tide_lb_view *v, tide_rank_status *all,
+                        double *knob)
+{
+    plan_on("proact", bw, 0, 0, f, state, v, all, knob);
 }
 
 static void plan_suspect(double *load, double *unc, double *suspect, double *ntasks, int np, int me,
@@ -70,39 +81,18 @@ static void plan(double *load, double *unc, double *ntasks, int np, int me, fake
     plan_suspect(load, unc, NULL, ntasks, np, me, f);
 }
 
-/* proact_react's timed rounds after its phase_begin: rank 0 of 4 (4 workers each) holds 160
- * tasks of 1 s (10 s per worker on average once planned), every rank's last phase_begin took
- * plan_at seconds; pred -1 on rank 3: no plan (it has no prediction). */
+/* proact_react's timed rounds after its phase_begin (plan_on; 10 s per worker on average once
+ * planned), as the host asks: without statuses. */
 static bool react_rounds(double plan_at, double pred3)
 {
-    const tide_lb_ops *pr = tide_lb_ops_find("proact_react");
-    tide_rank_status all[4];
-    for (int i = 0; i < 4; i++)
-        all[i] = (tide_rank_status){.ntasks = i ? 0 : 160,
-                                    .L_pred = i == 3 ? pred3
-                                              : i    ? 0
-                                                     : 160,
-                                    .queued = i ? 0 : 160,
-                                    .threads = 4,
-                                    .plan_at = plan_at};
-    double knob[8];
-    default_knobs(pr, knob);
-    char state[64] = {0};
-    tide_lb_view v = {.rank = 0,
-                      .size = 4,
-                      .running = true,
-                      .queued = 160,
-                      .phase_tasks = 160,
-                      .threads = 4,
-                      .all = all,
-                      .knob = knob,
-                      .state = state};
     fake f;
-    tide_lb_actions a = fake_actions(&f);
-    f.available = 160;
-    pr->phase_begin(&v, &a);
-    v.all = NULL; /* as the host asks: no statuses */
-    return pr->rounds_needed(&v);
+    char state[64] = {0};
+    tide_rank_status all[4];
+    double knob[8];
+    tide_lb_view v;
+    plan_on("proact_react", 0, plan_at, pred3, &f, state, &v, all, knob);
+    v.all = NULL;
+    return tide_lb_ops_find("proact_react")->rounds_needed(&v);
 }
 
 static int sent(const fake *f)
