@@ -37,6 +37,9 @@ typedef struct proact_state {
     /* The transfer model starts a rank's sends at its plan_at of the last phase when the plan
      * is of the same kind; else no later than this (that kind's last time). */
     double ready_cap;
+    /* The least plan_at over the ranks of the last phase without a plan: what a status
+     * allgather costs, without the ranks' skew at the start sync (plan_kind's estimate). */
+    double status_cost;
     bool rounds; /* proact_react: timed rounds this phase (rounds_needed) */
 } proact_state;
 
@@ -424,7 +427,14 @@ static bool plan_uniform(const tide_lb_view *v, const tide_lb_actions *a)
  * than the heavy ranks' work, whose tasks have all started by then, and nothing is left to
  * move. The uniform plan comes from the status alone. The cost is the last weighted plan's,
  * remembered while uniform ones are made, so the choice does not alternate; a predicted phase
- * long enough brings the weighted plan back. */
+ * long enough brings the weighted plan back. Before any weighted plan was made its cost is
+ * WEIGHTED_COLLECTIVES times what the last phase without a plan took (status_cost: its status
+ * allgather; the weighted plan adds up to four collectives, the weights' the largest), under
+ * the same hysteresis: the first two weighted plans at 512 simulated ranks on 1 GbE came 4.8 ms
+ * into phases that none ran in 7.2 ms and took 1.07 of none's; with the estimate (5 x 0.9 ms)
+ * they are uniform and take 0.94 and 0.89, while on FDR they stay weighted. */
+#define WEIGHTED_COLLECTIVES 5
+
 static int plan_kind(const tide_lb_view *v, bool per_task)
 {
     proact_state *s = v->state;
@@ -434,21 +444,29 @@ static int plan_kind(const tide_lb_view *v, bool per_task)
         double w = st->L_pred / (st->threads >= 1 ? st->threads : 1);
         if (w > phase) phase = w;
     }
-    if (!per_task || s->at[PLAN_WEIGHTED] <= 0) return per_task ? PLAN_WEIGHTED : PLAN_UNIFORM;
+    if (!per_task) return PLAN_UNIFORM;
     /* Hysteresis: back to weighted plans only when the phase is twice as long as needed to
      * keep them, so that one long prediction does not bring back a plan that comes too late. */
+    double cost = s->at[PLAN_WEIGHTED];
     double late = s->kind == PLAN_WEIGHTED ? WEIGHTED_LATE : WEIGHTED_LATE / 2;
-    return s->at[PLAN_WEIGHTED] <= late * phase ? PLAN_WEIGHTED : PLAN_UNIFORM;
+    if (!(cost > 0)) { /* none made yet */
+        if (!(s->status_cost > 0)) return PLAN_WEIGHTED;
+        cost = WEIGHTED_COLLECTIVES * s->status_cost;
+    }
+    return cost <= late * phase ? PLAN_WEIGHTED : PLAN_UNIFORM;
 }
 
 /* True when a plan was made (every rank had a prediction). */
 static bool plan_and_send(const tide_lb_view *v, const tide_lb_actions *a)
 {
     proact_state *s = v->state;
-    double latest = 0;
-    for (int i = 0; i < v->size; i++)
+    double latest = 0, least = INFINITY;
+    for (int i = 0; i < v->size; i++) {
         if (v->all[i].plan_at > latest) latest = v->all[i].plan_at;
+        if (v->all[i].plan_at < least) least = v->all[i].plan_at;
+    }
     s->at[s->kind] = latest;
+    if (s->kind == PLAN_NONE) s->status_cost = least;
     bool per_task = false;
     for (int i = 0; i < v->size; i++) {
         if (v->all[i].L_pred < 0) {

@@ -20,7 +20,8 @@
  * 3. Over four phases on one state: a weighted plan that came 30 s into a phase predicted at
  *    44 s (later than half of it) is followed by uniform plans, made from the status alone
  *    (no allgatherv), still when the phase is predicted at 100 s, and by a weighted plan again
- *    once it is predicted at 200 s. */
+ *    once it is predicted at 200 s. Before any weighted plan, its cost is estimated from the
+ *    last phase without a plan: its status took 2 s, weighted; 3 s, uniform. */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include "check.h"
 #include "tide_lb.h"
@@ -339,6 +340,28 @@ static void late_weighted_plan_turns_uniform(void)
     CHECK(offloads > 0); /* the uniform plan moved tasks */
 }
 
+/* Before any weighted plan was made, its cost is estimated at 5 times what the last phase
+ * without a plan took (its status: plan_at). Coming from such a phase the weighted plan needs a
+ * predicted phase four times that long (the hysteresis of a change of kind): 44 s here. */
+static void first_weighted_plan_estimated(void)
+{
+    rank_ctx r[NP];
+    pooling = false;
+    double load44[NP] = {44, 40, 0, 0};
+    memset(states, 0, sizeof states);
+    run_at(load44, 2, r); /* 5 x 2 s = 10 s <= 44 s / 4 */
+    bool cheap = weighted_on_all(r);
+    memset(states, 0, sizeof states);
+    run_at(load44, 3, r); /* 15 s > 11 s */
+    bool dear = weighted_on_all(r);
+    int offloads = r[0].offloads + r[1].offloads;
+    printf(
+        "first plan after a status of 2 s: weighted %d; of 3 s: weighted %d (%d uniform sends)\n",
+        cheap, dear, offloads);
+    CHECK(cheap && !dear);
+    CHECK(offloads > 0);
+}
+
 int main(void)
 {
     weighted_with_one_unweighted_rank();
@@ -349,5 +372,6 @@ int main(void)
     CHECK(pooled_refused(0) > 0);
     CHECK(pooled_refused(40) == 0);
     late_weighted_plan_turns_uniform();
+    first_weighted_plan_estimated();
     return CHECK_REPORT("task_test_lb_proact_mixed");
 }
