@@ -412,6 +412,71 @@ static void last_phase_only(void)
     tide_stats_free(&last);
 }
 
+/* Ranks that reduce their phase sums instead of gathering every record (phase.c's allreduce, in
+ * another order than the ranks': (2 + 0) + 1) get the same statistics and totals as a log of
+ * every record, the sums' last bits aside; the steps combine as maxima (the highest, and minus
+ * the lowest). 300 phases of 3 ranks with predictions, plans and replicas. */
+static void reduced_sums(void)
+{
+    tide_phase_log all = log_of(3), red = log_of(3);
+    red.keep_all = false;
+    for (int k = 0; k < 300; k++) {
+        tide_rank_record r[3];
+        tide_phase_sums one[3];
+        for (int i = 0; i < 3; i++) {
+            double w = 0.001 * (1 + (k * 5 + i * 11) % 13);
+            r[i] = rec(w, 1.25 * w + i, 0.0003 * (i + 1), 7 + i, k % 3 == i, i == 0 ? k % 5 : 0,
+                       500 * i);
+            r[i].time = w + 0.0001 * i;
+            r[i].L_pred = k < 4 ? -1 : 1.3 * w, r[i].L_unc = 0.0001;
+            r[i].pred_source = TIDE_SRC_MODEL, r[i].pred_model = TIDE_FEED_MODEL_TASK;
+            r[i].plan_limit = k % 4 == 0 ? -1 : (i + k) % TIDE_LB_LIMIT_COUNT;
+            r[i].replicated = k % 6 == i;
+            tide_phase_sums_of(&r[i], 2, &one[i]);
+            one[i].step_hi = k + 1 + i, one[i].step_neg = -(k + 1 + i);
+        }
+        tide_phase_sums sums = one[2];
+        tide_phase_sums_add(&sums, &one[0]);
+        tide_phase_sums_add(&sums, &one[1]);
+        CHECK(sums.step_hi == k + 3 && -sums.step_neg == k + 1, "steps %g and %g", sums.step_hi,
+              -sums.step_neg);
+        CHECK_OK(tide_stats_add_phase(&all, r, 1, NULL));
+        tide_phase_stats a, b;
+        CHECK_OK(tide_stats_add_sums(&red, &sums, &r[1], &b));
+        tide_stats_compute(&all, k, 2, 1, &a);
+        CHECK(a.phase == b.phase && a.tasks == b.tasks && a.offloaded == b.offloaded &&
+                  a.bytes_moved == b.bytes_moved && a.tasks_self == b.tasks_self &&
+                  a.received_self == b.received_self,
+              "phase %d: the counts differ", k);
+        CHECK_NEAR(b.W_max, a.W_max);
+        CHECK_NEAR(b.W_avg, a.W_avg);
+        CHECK_NEAR(b.L_total, a.L_total);
+        CHECK_NEAR(b.ideal, a.ideal);
+        CHECK_NEAR(b.time, a.time);
+        CHECK_NEAR(b.L_self, a.L_self);
+    }
+    const tide_run_totals *x = &all.totals, *y = &red.totals;
+    CHECK(x->tasks == y->tasks && x->offloaded == y->offloaded && x->replicated == y->replicated &&
+              x->bytes == y->bytes && x->n_err == y->n_err && x->n_ape == y->n_ape &&
+              x->predicted == y->predicted && x->planned == y->planned &&
+              memcmp(x->served, y->served, sizeof x->served) == 0 &&
+              memcmp(x->limits, y->limits, sizeof x->limits) == 0,
+          "the totals' counts differ");
+    CHECK(x->predicted == 3 * 296 && x->planned == 3 * 225 && x->replicated == 150,
+          "%ld predictions, %ld plans, %lld replicas", x->predicted, x->planned,
+          (long long)x->replicated);
+    CHECK_NEAR(y->W_par, x->W_par);
+    CHECK_NEAR(y->W_avg, x->W_avg);
+    CHECK_NEAR(y->time, x->time);
+    CHECK_NEAR(y->ideal, x->ideal);
+    CHECK_NEAR(y->unbalanced, x->unbalanced);
+    CHECK_NEAR(y->sq_err, x->sq_err);
+    CHECK_NEAR(y->ape_err, x->ape_err);
+    CHECK(red.records == NULL, "a reducing log kept records");
+    tide_stats_free(&all);
+    tide_stats_free(&red);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--json") == 0) {
@@ -429,6 +494,7 @@ int main(int argc, char **argv)
     verdict_too_short();
     finalize_lines();
     last_phase_only();
+    reduced_sums();
     printf("stats formulas: R_imb, ideal, W_avg, the counts and the verdict equal the hand "
            "values\n");
     return 0;

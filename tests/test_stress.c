@@ -8,11 +8,44 @@
 #include "test_util.h"
 #include "tide.h"
 
+#include <mpi.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
 static atomic_long foreign_runs; /* other ranks' tasks executed here in this phase */
+
+/* The phase's totals are its ranks' own values summed (or maximised), the same on every rank,
+ * however the runtime combined them (an allreduce of sums, or every record gathered with
+ * TIDE_STATS): checked against an allreduce of the *_self fields. */
+static bool near(double a, double b)
+{
+    double d = a > b ? a - b : b - a, m = b > 1 ? b : 1;
+    return d <= 1e-9 * m;
+}
+
+static void check_phase_totals(const tide_phase_stats *st)
+{
+    double mine[4] = {(double)st->tasks_self, (double)st->offloaded_self, st->L_self, st->W_self};
+    double sum[4], wmax, got[2] = {(double)st->tasks, st->time}, lo[2], hi[2];
+    MPI_Allreduce(mine, sum, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine[3], &wmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(got, lo, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(got, hi, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int size = tide_size();
+    CHECK(st->tasks == (int64_t)sum[0], "phase %d: %lld tasks, the ranks' own add up to %.0f",
+          st->phase, (long long)st->tasks, sum[0]);
+    CHECK(st->offloaded == (int64_t)sum[1], "phase %d: %lld offloaded, the ranks' add up to %.0f",
+          st->phase, (long long)st->offloaded, sum[1]);
+    CHECK(near(st->L_total, sum[2]), "phase %d: L_total %g, sum %g", st->phase, st->L_total,
+          sum[2]);
+    CHECK(near(st->W_avg, sum[3] / size) && st->W_max == wmax,
+          "phase %d: W_avg %g W_max %g, the ranks' W give %g and %g", st->phase, st->W_avg,
+          st->W_max, sum[3] / size, wmax);
+    CHECK(lo[0] == hi[0] && lo[1] == hi[1], "phase %d: the ranks disagree on tasks or time",
+          st->phase);
+}
 
 static void work(void **args)
 {
@@ -98,6 +131,7 @@ int main(int argc, char **argv)
         CHECK(st.received_self == foreign,
               "phase %d: stats count %lld received tasks, %ld ran here", p,
               (long long)st.received_self, foreign);
+        check_phase_totals(&st);
         total_tasks += (long)st.tasks;
         total_offloaded += (long)st.offloaded;
     }

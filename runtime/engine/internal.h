@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -349,6 +350,30 @@ typedef struct tide_rank_record {
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
 
+/* A phase's numbers over the ranks: what the statistics (tide_stats_last_phase, the run's
+ * totals) need from every rank, summed, then maximised. One rank's from its record
+ * (tide_phase_sums_of), combined by tide_phase_sums_add: the phase-end allreduce's operation, so
+ * that no rank needs every record (an allgather of P records; phase.c). */
+typedef struct tide_phase_sums {
+    double W, L, tasks, offloaded, bytes, replicated;
+    double sq_err, n_err, ape_err, n_ape; /* prediction errors (where L_pred >= 0) */
+    double served[TIDE_SERVED_EXACT];     /* rank-phases by who served the prediction */
+    double limits[TIDE_LB_LIMIT_COUNT];   /* rank-phases with a plan, by what stayed */
+    /* maxima from here (TIDE_PHASE_SUMS_MAX_FROM) */
+    double W_max, task_max, time;
+    double own_load;          /* a rank's own load per worker, L / threads */
+    double step_hi, step_neg; /* inline phases: the highest step and minus the lowest (phase.c) */
+} tide_phase_sums;
+
+#define TIDE_PHASE_SUMS_DOUBLES (sizeof(tide_phase_sums) / sizeof(double))
+#define TIDE_PHASE_SUMS_MAX_FROM (offsetof(tide_phase_sums, W_max) / sizeof(double))
+_Static_assert(TIDE_PHASE_SUMS_DOUBLES == TIDE_PROTO_SUMS_DOUBLES,
+               "tide_core_proto.h's TIDE_PROTO_SUMS_DOUBLES (tide-sim's cost of the phase-end "
+               "allreduce) must count the doubles of tide_phase_sums");
+
+void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums *out);
+void tide_phase_sums_add(tide_phase_sums *into, const tide_phase_sums *s);
+
 /* The run's totals so far, added up phase by phase as the phases end (stats.c): what the summary
  * line, the verdict and TIDE_STATS' summary report, without keeping every phase. */
 typedef struct tide_run_totals {
@@ -368,6 +393,8 @@ typedef struct tide_phase_log {
     int nphases, cap, nranks;
     int threads;               /* workers per rank: the phases' ideal times */
     bool keep_all;             /* set before the first phase */
+    bool gather;               /* every rank allgathers the records (rank 0 keeps them all);
+                                * else the phase's sums are allreduced (the same on every rank) */
     tide_rank_record *records; /* keep_all: nphases * nranks; else the last phase's nranks */
     tide_run_totals totals;
 } tide_phase_log;
@@ -376,6 +403,10 @@ typedef struct tide_phase_log {
  * the phase's statistics as rank me sees them (tide_stats_compute of the phase). */
 int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all, int me,
                          tide_phase_stats *out);
+/* The same from the phase's sums (the allreduce's) and this rank's record: a log that keeps
+ * no records (not keep_all). */
+int tide_stats_add_sums(tide_phase_log *log, const tide_phase_sums *sums,
+                        const tide_rank_record *mine, tide_phase_stats *out);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
 /* The node with the most workers per core (node.c): its ranks' workers and the cores they may
@@ -397,7 +428,6 @@ void tide_stats_free(tide_phase_log *log);
 /* ---- timeline traces (trace.c, trace_json.c, trace_otf2.c) ------------------------------------
  */
 
-typedef enum { TIDE_PHASE_DRIVER_AUTO = 0, TIDE_PHASE_DRIVER_COMM = 1 } tide_phase_driver;
 /* TIDE_PREDICT (tide_config.predict), in the order of its choices. */
 typedef enum { TIDE_PREDICT_AUTO = 0, TIDE_PREDICT_ON = 1 } tide_predict_mode;
 typedef enum { TIDE_TRACE_AUTO = 0, TIDE_TRACE_JSON = 1, TIDE_TRACE_OTF2 = 2 } tide_trace_format;

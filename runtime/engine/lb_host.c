@@ -136,9 +136,8 @@ void tide_lb_host_free(tide_rt *rt)
 
 bool tide_lb_inline_phases(const tide_config *cfg)
 {
-    const tide_lb_ops *o = tide_lb_ops_find(cfg->lb);
-    bool acts = !o || o->flags || o->phase_begin || o->round || o->progress || o->control;
-    return cfg->phase_driver == TIDE_PHASE_DRIVER_AUTO && !acts;
+    return cfg->phase_driver == TIDE_PHASE_DRIVER_AUTO &&
+           !tide_host_acts(tide_lb_ops_find(cfg->lb));
 }
 
 void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all)

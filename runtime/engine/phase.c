@@ -8,18 +8,21 @@
  *   end: status allgathers every TIDE_ROUND_US until one shows no outstanding work anywhere
  *        (strategies with rounds), or one status allgather that each rank joins once its own
  *        tasks are complete (without): then no task of the phase is running or travelling
- *   iallgather of the per-rank phase records (statistics), then the workers are released.
+ *   the statistics: an iallreduce of the phase's sums over the ranks (tide_phase_sums: 28
+ *   doubles, whatever the ranks), or where rank 0 keeps every record (TIDE_STATS, TIDE_TRACE)
+ *   an iallgather of the records; then the workers are released.
  * tide_finalize ends with one more status allgather, marked finalizing.
  *
  * Under a strategy that never acts (rt->inline_phases) no task moves, so the comm thread has no
  * part in a phase: the application thread runs it in tide_taskwait, as the last step one
- * allgather of every rank's step (phase, finalizing) and record together (its tasks are complete
- * when it joins, which is the end allgather's rule), and the statistics. An empty phase then
- * costs one collective instead of four thread hand-offs and two collectives. Its allgathers, the
- * closing one of tide_finalize included, carry step and record on every rank, so a mismatched
- * rank still meets the others in a collective of the same shape. The rest of a status serves
- * only strategies that act; without it the message stays under the size at which Open MPI's
- * shared-memory allgather gets slower (44 doubles: 1.3 us against 0.9 us for 30 on 2 ranks).
+ * collective of every rank's step (phase, finalizing) and statistics together (its tasks are
+ * complete when it joins, which is the end allgather's rule): an allreduce of the sums with the
+ * highest and the lowest step, or, where the records are gathered, an allgather of step and
+ * record. An empty phase then costs one collective instead of four thread hand-offs and two
+ * collectives. These collectives, the closing one of tide_finalize included, have the same shape
+ * on every rank, so a mismatched rank still meets the others in one; where the steps differ,
+ * every rank sees it in the same result and joins one more allgather, of the steps, that names
+ * the ranks. The rest of a status serves only strategies that act.
  *
  * Every status record carries its rank's phase number and whether it is finalizing, and the
  * first collective a rank joins in a phase, or in tide_finalize, is always a status allgather.
@@ -35,6 +38,17 @@
 
 enum { FUSED_STEP = 1, FUSED_DOUBLES = FUSED_STEP + TIDE_RECORD_DOUBLES };
 
+/* The phase sums' allreduce: one element of TIDE_PHASE_SUMS_DOUBLES doubles (a user operation
+ * reads its element whole; MPI does not split one), combined by tide_phase_sums_add. */
+static void sums_op_fn(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const tide_phase_sums *a = in;
+    tide_phase_sums *b = inout;
+    for (int i = 0; i < *len; i++)
+        tide_phase_sums_add(&b[i], &a[i]);
+}
+
 struct tide_protocol {
     tide_rt *rt;
     tide_proto proto; /* the protocol's decisions and this rank's status (runtime/core) */
@@ -45,8 +59,13 @@ struct tide_protocol {
     bool final_posted; /* the closing allgather of tide_finalize */
     bool final_checked;
     MPI_Request final_req;
-    /* rt->inline_phases: the step (phase), then the record; this rank's and every rank's */
+    /* rt->inline_phases with gathered records: the step (phase), then the record; this rank's
+     * and every rank's */
     double fused_mine[FUSED_DOUBLES], *fused_all;
+    /* the phase's sums (!rt->log.gather): this rank's, every rank's combined */
+    tide_phase_sums sums_mine, sums_all;
+    MPI_Datatype sums_type;
+    MPI_Op sums_op;
 };
 
 static void fill_record(tide_protocol *cs)
@@ -174,18 +193,26 @@ static void run_begin(tide_protocol *cs, const tide_rank_status *all)
 
 static void gather_records(tide_protocol *cs)
 {
+    tide_rt *rt = cs->rt;
     fill_record(cs);
-    MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
-                   MPI_DOUBLE, cs->rt->coll_comm, &cs->coll_req);
+    if (rt->log.gather) {
+        MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
+                       MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
+        return;
+    }
+    tide_phase_sums_of(&cs->mine, rt->threads, &cs->sums_mine);
+    MPI_Iallreduce(&cs->sums_mine, &cs->sums_all, 1, cs->sums_type, cs->sums_op, rt->coll_comm,
+                   &cs->coll_req);
 }
 
-/* The phase's records are every rank's: the statistics take them, and the phase is over (the
- * core counted it: proto.nphases). */
+/* The phase's statistics are every rank's (its records or its sums): the statistics take them,
+ * and the phase is over (the core counted it: proto.nphases). */
 static void phase_record(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
-    if (tide_stats_add_phase(&rt->log, cs->all, rt->rank, &rt->last) != TIDE_OK)
-        tide_fatal("out of memory recording phase statistics");
+    int rc = rt->log.gather ? tide_stats_add_phase(&rt->log, cs->all, rt->rank, &rt->last)
+                            : tide_stats_add_sums(&rt->log, &cs->sums_all, &cs->mine, &rt->last);
+    if (rc != TIDE_OK) tide_fatal("out of memory recording phase statistics");
     tide_predict_phase_ended();
     rt->running = false;
     atomic_store_explicit(&rt->phase_done, cs->proto.nphases, memory_order_release);
@@ -197,7 +224,7 @@ static void phase_finish(tide_protocol *cs)
     phase_record(cs);
     tide_workers_wake(rt);
     /* The application runs again: the model learns (and may retrain) meanwhile. */
-    tide_predict_observe(rt, cs->all[rt->rank].L);
+    tide_predict_observe(rt, cs->mine.L);
 }
 
 /* A phase starts: counters to zero, the prediction it is judged by. */
@@ -216,21 +243,42 @@ static void phase_open(tide_protocol *cs)
     rt->running = true;
 }
 
-/* An inline allgather, the phase's or tide_finalize's: this rank's step (cs->step) and the record
- * already in fused_mine out, every rank's into fused_all; their steps into all_status, checked. */
-static void fused_allgather(tide_protocol *cs)
+/* An inline phase's collective, or tide_finalize's, with this rank's step (cs->step) and
+ * statistics (cs->mine; zero in tide_finalize): gathered, every rank's step and record into
+ * fused_all, or reduced, the sums into sums_all; the steps checked. */
+static void fused_exchange(tide_protocol *cs)
 {
-    cs->fused_mine[0] = cs->step.phase;
-    if (cs->rt->size == 1) /* a lone rank's collective is a copy (50 ns of a 1 us phase) */
-        memcpy(cs->fused_all, cs->fused_mine, sizeof cs->fused_mine);
-    else
-        MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
-                      MPI_DOUBLE, cs->rt->coll_comm);
-    for (int i = 0; i < cs->rt->size; i++) {
-        const double *f = cs->fused_all + (size_t)i * FUSED_DOUBLES;
-        cs->all_status[i] = (tide_rank_status){.phase = f[0]};
+    tide_rt *rt = cs->rt;
+    if (rt->log.gather) {
+        cs->fused_mine[0] = cs->step.phase;
+        memcpy(cs->fused_mine + FUSED_STEP, &cs->mine, sizeof cs->mine);
+        if (rt->size == 1) /* a lone rank's collective is a copy (50 ns of a 1 us phase) */
+            memcpy(cs->fused_all, cs->fused_mine, sizeof cs->fused_mine);
+        else
+            MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
+                          MPI_DOUBLE, rt->coll_comm);
+        for (int i = 0; i < rt->size; i++) {
+            const double *f = cs->fused_all + (size_t)i * FUSED_DOUBLES;
+            cs->all_status[i] = (tide_rank_status){.phase = f[0]};
+            memcpy(&cs->all[i], f + FUSED_STEP, sizeof cs->all[i]);
+        }
+        check_phases(cs);
+        return;
     }
-    check_phases(cs);
+    tide_phase_sums_of(&cs->mine, rt->threads, &cs->sums_mine);
+    cs->sums_mine.step_hi = cs->step.phase;
+    cs->sums_mine.step_neg = -cs->step.phase;
+    if (rt->size == 1)
+        cs->sums_all = cs->sums_mine;
+    else
+        MPI_Allreduce(&cs->sums_mine, &cs->sums_all, 1, cs->sums_type, cs->sums_op, rt->coll_comm);
+    if (cs->sums_all.step_hi == -cs->sums_all.step_neg) return;
+    /* Every rank saw the same disagreement in the same sums: all join this allgather. */
+    double step = cs->step.phase, *steps = cs->fused_all;
+    MPI_Allgather(&step, 1, MPI_DOUBLE, steps, 1, MPI_DOUBLE, rt->coll_comm);
+    for (int i = 0; i < rt->size; i++)
+        cs->all_status[i] = (tide_rank_status){.phase = steps[i]};
+    phase_mismatch(cs);
 }
 
 /* The core's state stays IDLE: the comm thread reads it (tide_protocol_idle), and for the comm
@@ -246,14 +294,10 @@ void tide_protocol_inline_end(tide_protocol *cs)
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
     cs->step = (tide_rank_status){.phase = cs->proto.nphases + 1};
     fill_record(cs);
-    memcpy(cs->fused_mine + FUSED_STEP, &cs->mine, sizeof cs->mine);
-    fused_allgather(cs);
-    for (int i = 0; i < rt->size; i++)
-        memcpy(&cs->all[i], cs->fused_all + (size_t)i * FUSED_DOUBLES + FUSED_STEP,
-               sizeof cs->all[i]);
+    fused_exchange(cs);
     cs->proto.nphases++; /* the phase ran outside the core's state machine */
     phase_record(cs);
-    tide_predict_observe(rt, cs->all[rt->rank].L);
+    tide_predict_observe(rt, cs->mine.L);
 }
 
 /* One turn: the core decides (runtime/core/src/proto.c), this file does: MPI, the clock, the
@@ -307,11 +351,11 @@ bool tide_protocol_closing_done(tide_protocol *cs)
         rt->stopping = true;
         cs->step = (tide_rank_status){.phase = tide_proto_finalizing_step(cs->proto.nphases)};
         if (rt->inline_phases) {
-            /* The shape of an inline phase's allgather (record zero), and blocking as that one
+            /* The shape of an inline phase's collective (record zero), and blocking as that one
              * is: MPI matches no blocking collective with a nonblocking one. Nothing can arrive
              * meanwhile: under a strategy that never acts no rank sends a message. */
-            memset(cs->fused_mine, 0, sizeof cs->fused_mine);
-            fused_allgather(cs);
+            memset(&cs->mine, 0, sizeof cs->mine);
+            fused_exchange(cs);
             cs->final_posted = cs->final_checked = true;
             cs->final_req = MPI_REQUEST_NULL; /* what the next call tests */
             return tide_transport_idle(rt);
@@ -348,6 +392,9 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
         return NULL;
     }
     cs->rt = rt;
+    MPI_Type_contiguous((int)TIDE_PHASE_SUMS_DOUBLES, MPI_DOUBLE, &cs->sums_type);
+    MPI_Type_commit(&cs->sums_type);
+    MPI_Op_create(sums_op_fn, 1, &cs->sums_op);
     tide_proto_init(&cs->proto, rt->size, rt->lb.ops->flags, rt->cfg.round_us, NULL, NULL);
     return cs;
 }
@@ -355,6 +402,10 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
 void tide_protocol_destroy(tide_protocol *cs)
 {
     if (!cs) return;
+    if (cs->rt) {
+        MPI_Op_free(&cs->sums_op);
+        MPI_Type_free(&cs->sums_type);
+    }
     free(cs->all_status);
     free(cs->all);
     free(cs->fused_all);

@@ -8,71 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_totals(tide_phase_log *log, int me, tide_phase_stats *out);
-
-int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all, int me,
-                         tide_phase_stats *out)
-{
-    int stored = log->keep_all ? log->nphases : 0;
-    if (stored == log->cap) {
-        int cap = !log->keep_all ? 1 : log->cap ? 2 * log->cap : 64;
-        tide_rank_record *r = realloc(log->records, (size_t)cap * (size_t)log->nranks * sizeof *r);
-        if (!r) return TIDE_ERR_NOMEM;
-        log->records = r;
-        log->cap = cap;
-    }
-    memcpy(log->records + (size_t)stored * (size_t)log->nranks, all,
-           (size_t)log->nranks * sizeof *all);
-    log->nphases++;
-    add_totals(log, me, out);
-    return TIDE_OK;
-}
-
-void tide_stats_free(tide_phase_log *log)
-{
-    free(log->records);
-    memset(log, 0, sizeof *log);
-}
-
-static const tide_rank_record *phase_records(const tide_phase_log *log, int phase)
-{
-    if (log->keep_all) return log->records + (size_t)phase * (size_t)log->nranks;
-    if (phase != log->nphases - 1)
-        tide_fatal("internal: phase %d's records were not kept (only the last phase's are)", phase);
-    return log->records;
-}
-
-void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
-                        tide_phase_stats *out)
-{
-    const tide_rank_record *r = phase_records(log, phase);
-    memset(out, 0, sizeof *out);
-    out->phase = phase;
-    double task_max = 0;
-    for (int i = 0; i < log->nranks; i++) {
-        if (r[i].W > out->W_max) out->W_max = r[i].W;
-        out->W_avg += r[i].W / log->nranks;
-        out->L_total += r[i].L;
-        out->tasks += (int64_t)r[i].tasks;
-        out->offloaded += (int64_t)r[i].offloaded;
-        out->bytes_moved += (int64_t)r[i].bytes_sent;
-        if (r[i].task_max > task_max) task_max = r[i].task_max;
-    }
-    out->R_imb = out->W_avg > 0 ? out->W_max / out->W_avg - 1 : 0;
-    out->ideal = fmax(out->L_total / ((double)log->nranks * threads), task_max);
-    /* The phase lasts until its last rank leaves tide_taskwait: under `none` no termination
-     * protocol holds a light rank 0 until the heavy ranks finish, so its own time would not do. */
-    out->time = 0;
-    for (int i = 0; i < log->nranks; i++)
-        if (r[i].time > out->time) out->time = r[i].time;
-    out->W_self = r[me].W;
-    out->L_self = r[me].L;
-    out->L_pred_self = r[me].L_pred;
-    out->L_unc_self = r[me].L_pred >= 0 ? r[me].L_unc : -1;
-    out->tasks_self = (int64_t)r[me].tasks;
-    out->offloaded_self = (int64_t)r[me].offloaded;
-    out->received_self = (int64_t)r[me].received;
-}
+static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tide_rank_record *mine,
+                     tide_phase_stats *out);
 
 /* Prediction error over the phases that had a prediction (L_pred >= 0): MSE over all of
  * them, MAPE over those with a nonzero load. */
@@ -115,13 +52,139 @@ static int served_kind(const tide_rank_record *r)
 static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularity", "uncertainty",
                                                              "capacity"};
 
-/* The last phase into the totals, in phase order: the same sums the whole log would give. */
-static void add_totals(tide_phase_log *log, int me, tide_phase_stats *out)
+/* ---- a phase's numbers over the ranks -------------------------------------------------------- */
+
+void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums *out)
+{
+    memset(out, 0, sizeof *out);
+    out->W = r->W;
+    out->L = r->L;
+    out->tasks = r->tasks;
+    out->offloaded = r->offloaded;
+    out->bytes = r->bytes_sent;
+    out->replicated = r->replicated;
+    prediction_error e = {0};
+    add_error(&e, r);
+    out->sq_err = e.sq, out->n_err = e.n, out->ape_err = e.ape, out->n_ape = e.n_ape;
+    int k = served_kind(r);
+    if (k >= 0) out->served[k] = 1;
+    int lim = (int)r->plan_limit;
+    if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) out->limits[lim] = 1;
+    out->W_max = r->W;
+    out->task_max = r->task_max;
+    out->time = r->time;
+    out->own_load = threads > 0 ? r->L / threads : 0;
+}
+
+void tide_phase_sums_add(tide_phase_sums *into, const tide_phase_sums *s)
+{
+    double *a = (double *)into;
+    const double *b = (const double *)s;
+    for (size_t i = 0; i < TIDE_PHASE_SUMS_MAX_FROM; i++)
+        a[i] += b[i];
+    for (size_t i = TIDE_PHASE_SUMS_MAX_FROM; i < TIDE_PHASE_SUMS_DOUBLES; i++)
+        a[i] = fmax(a[i], b[i]);
+}
+
+/* Every rank's records folded, in rank order (the order an allreduce may change only in the
+ * sums' last bits). */
+static void sums_of_all(const tide_rank_record *r, int n, int threads, tide_phase_sums *out)
+{
+    tide_phase_sums_of(&r[0], threads, out);
+    for (int i = 1; i < n; i++) {
+        tide_phase_sums one;
+        tide_phase_sums_of(&r[i], threads, &one);
+        tide_phase_sums_add(out, &one);
+    }
+}
+
+/* ---- the log -----------------------------------------------------------------------------------
+ */
+
+int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all, int me,
+                         tide_phase_stats *out)
+{
+    int stored = log->keep_all ? log->nphases : 0;
+    if (stored == log->cap) {
+        int cap = !log->keep_all ? 1 : log->cap ? 2 * log->cap : 64;
+        tide_rank_record *r = realloc(log->records, (size_t)cap * (size_t)log->nranks * sizeof *r);
+        if (!r) return TIDE_ERR_NOMEM;
+        log->records = r;
+        log->cap = cap;
+    }
+    memcpy(log->records + (size_t)stored * (size_t)log->nranks, all,
+           (size_t)log->nranks * sizeof *all);
+    tide_phase_sums sums;
+    sums_of_all(all, log->nranks, log->threads, &sums);
+    add_sums(log, &sums, &all[me], out);
+    return TIDE_OK;
+}
+
+int tide_stats_add_sums(tide_phase_log *log, const tide_phase_sums *sums,
+                        const tide_rank_record *mine, tide_phase_stats *out)
+{
+    if (log->keep_all) tide_fatal("internal: a log that keeps every record was given only sums");
+    add_sums(log, sums, mine, out);
+    return TIDE_OK;
+}
+
+void tide_stats_free(tide_phase_log *log)
+{
+    free(log->records);
+    memset(log, 0, sizeof *log);
+}
+
+static const tide_rank_record *phase_records(const tide_phase_log *log, int phase)
+{
+    if (log->keep_all) return log->records + (size_t)phase * (size_t)log->nranks;
+    if (phase != log->nphases - 1 || !log->records)
+        tide_fatal("internal: phase %d's records were not kept (only the last phase's are)", phase);
+    return log->records;
+}
+
+/* Phase `phase`'s statistics from its numbers over the ranks and rank me's record. */
+static void stats_of(const tide_phase_sums *s, const tide_rank_record *mine, int phase, int nranks,
+                     int threads, tide_phase_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->phase = phase;
+    out->W_max = s->W_max;
+    out->W_avg = s->W / nranks;
+    out->L_total = s->L;
+    out->tasks = (int64_t)s->tasks;
+    out->offloaded = (int64_t)s->offloaded;
+    out->bytes_moved = (int64_t)s->bytes;
+    out->R_imb = out->W_avg > 0 ? out->W_max / out->W_avg - 1 : 0;
+    out->ideal = fmax(out->L_total / ((double)nranks * threads), s->task_max);
+    /* The phase lasts until its last rank leaves tide_taskwait: under `none` no termination
+     * protocol holds a light rank 0 until the heavy ranks finish, so its own time would not do. */
+    out->time = s->time;
+    out->W_self = mine->W;
+    out->L_self = mine->L;
+    out->L_pred_self = mine->L_pred;
+    out->L_unc_self = mine->L_pred >= 0 ? mine->L_unc : -1;
+    out->tasks_self = (int64_t)mine->tasks;
+    out->offloaded_self = (int64_t)mine->offloaded;
+    out->received_self = (int64_t)mine->received;
+}
+
+void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
+                        tide_phase_stats *out)
+{
+    const tide_rank_record *r = phase_records(log, phase);
+    tide_phase_sums s;
+    sums_of_all(r, log->nranks, log->threads, &s);
+    stats_of(&s, &r[me], phase, log->nranks, threads, out);
+}
+
+/* The phase into the totals, in phase order: the same sums the whole log would give. */
+static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tide_rank_record *mine,
+                     tide_phase_stats *out)
 {
     tide_run_totals *s = &log->totals;
-    int p = log->nphases - 1;
     tide_phase_stats ps;
-    tide_stats_compute(log, p, log->threads, me, &ps); /* me: only the *_self fields */
+    stats_of(sums, mine, log->nphases, log->nranks, log->threads, &ps);
+    log->nphases++;
     if (out) *out = ps;
     s->W_par += ps.W_max;
     s->W_avg += ps.W_avg;
@@ -130,21 +193,19 @@ static void add_totals(tide_phase_log *log, int me, tide_phase_stats *out)
     s->tasks += ps.tasks;
     s->offloaded += ps.offloaded;
     s->bytes += ps.bytes_moved;
-    const tide_rank_record *r = phase_records(log, p);
-    double own_max = 0;
-    for (int i = 0; i < log->nranks; i++) {
-        s->replicated += (int64_t)r[i].replicated;
-        prediction_error e = {0};
-        add_error(&e, &r[i]);
-        s->sq_err += e.sq, s->n_err += e.n, s->ape_err += e.ape, s->n_ape += e.n_ape;
-        int k = served_kind(&r[i]);
-        if (k >= 0) s->served[k]++, s->predicted++;
-        int lim = (int)r[i].plan_limit;
-        if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) s->limits[lim]++, s->planned++;
-        own_max = fmax(own_max, r[i].L / log->threads);
+    s->replicated += (int64_t)sums->replicated;
+    s->sq_err += sums->sq_err, s->n_err += (long)sums->n_err;
+    s->ape_err += sums->ape_err, s->n_ape += (long)sums->n_ape;
+    for (int k = 0; k < SERVED_KINDS; k++) {
+        s->served[k] += (long)sums->served[k];
+        s->predicted += (long)sums->served[k];
+    }
+    for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++) {
+        s->limits[k] += (long)sums->limits[k];
+        s->planned += (long)sums->limits[k];
     }
     /* A rank whose own load fits within the ideal still needs the ideal's time. */
-    s->unbalanced += fmax(own_max, ps.ideal);
+    s->unbalanced += fmax(sums->own_load, ps.ideal);
 }
 
 static void json_array(FILE *f, const char *name, const tide_rank_record *r, int n, size_t field,

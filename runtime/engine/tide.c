@@ -222,6 +222,11 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     rt->log.threads = rt->threads;
     /* Every phase's records only where they are written at finalize (stats.c). */
     rt->log.keep_all = rt->rank == 0 && (rt->cfg.stats_path[0] || rt->cfg.trace_path[0]);
+    /* Every rank gathers the records where rank 0 keeps them, else reduces the sums (phase.c):
+     * the same collective on every rank, whatever each one's environment says. */
+    int gather = rt->log.keep_all;
+    MPI_Bcast(&gather, 1, MPI_INT, 0, rt->mpi_comm);
+    rt->log.gather = gather;
     rt->slots = aligned_alloc(TIDE_CACHELINE, (size_t)rt->threads * sizeof *rt->slots);
     if (!rt->slots) {
         tide_predict_finalize(rt);

@@ -203,6 +203,22 @@ static double round_turn(void *R, double t)
     return sim_next_poll((const sim_rank *)R, t);
 }
 
+/* libtide's inline phase (phase.c, tide_protocol_inline_end), under a strategy that never acts:
+ * the application thread waits for its tasks, then joins one blocking allreduce of the phase's
+ * sums and steps (TIDE_PROTO_SUMS_DOUBLES); no start sync, no end status, no comm thread. */
+static void run_inline_phase(sim_rank *R, sim_record *rec)
+{
+    sim_predict_phase(R);
+    R->running = true;
+    R->work_cv->notify_all();
+    while (sim_own_open(R) > 0)
+        sim_wait_event(R, INFINITY);
+    sim_record_fill(R, rec);
+    sim_coll_post_reduce(R, TIDE_PROTO_SUMS_DOUBLES);
+    sim_coll_block(R);
+    R->proto.nphases++; /* as libtide: the phase ran outside the core's state machine */
+}
+
 /* The comm thread's side of one phase, as the core decides it (tide_core_proto.h): steps until
  * there is nothing to do, then waits for what the core names. The start sync and the records
  * allgather block (no progress meanwhile); a round's or the end's allgather is waited for with
@@ -213,6 +229,10 @@ static void run_phase(sim_rank *R, int p)
     tide_backoff backoff = progress_backoff(R);
     sim_record rec;
     for (;;) {
+        if (R->S->inline_phases) {
+            run_inline_phase(R, &rec);
+            break;
+        }
         unsigned need = tide_proto_needs(pr);
         tide_proto_input in = {};
         in.requested = p + 1;
@@ -262,8 +282,7 @@ static void run_phase(sim_rank *R, int p)
         }
         if (a.what & TIDE_PROTO_DO_POST_RECORDS) {
             sim_record_fill(R, &rec);
-            double dummy[SIM_RECORD_DOUBLES] = {0};
-            sim_coll_post(R, dummy, SIM_RECORD_DOUBLES, nullptr);
+            sim_coll_post_reduce(R, TIDE_PROTO_SUMS_DOUBLES);
         }
         if (a.what & TIDE_PROTO_DO_FINISH) break;
     }

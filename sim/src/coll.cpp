@@ -63,13 +63,25 @@ double sim_allgather_time(int P, double lat, double bw, double bytes)
     return steps * lat + bytes * (P - 1) / P / bw;
 }
 
-static double coll_cost(const sim *S, double bytes)
+double sim_allreduce_time(int P, double lat, double bw, double bytes)
 {
-    return S->P < 2 ? 0
-                    : S->coll_overhead + sim_allgather_time(S->P, S->coll_lat, S->coll_bw, bytes);
+    if (P < 2) return 0;
+    int steps = 0;
+    while ((1L << steps) < P)
+        steps++;
+    return steps * (lat + bytes / bw);
 }
 
-void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)
+/* An allgather of `bytes` in all, or (reduce > 0) an allreduce of reduce bytes. */
+static double coll_cost(const sim *S, double bytes, double reduce)
+{
+    if (S->P < 2) return 0;
+    return S->coll_overhead + (reduce > 0
+                                   ? sim_allreduce_time(S->P, S->coll_lat, S->coll_bw, reduce)
+                                   : sim_allgather_time(S->P, S->coll_lat, S->coll_bw, bytes));
+}
+
+static void post(sim_rank *R, const double *mine, int n, const int *counts, int reduce)
 {
     sim *S = R->S;
     coll_op *op = &slots[R->coll_seq % SLOTS];
@@ -85,9 +97,20 @@ void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)
     }
     if (n > 0) memcpy(&op->data[(size_t)op->displ[(size_t)R->id]], mine, (size_t)n * sizeof *mine);
     if (++op->arrived < S->P) return;
-    op->done_at = sg::Engine::get_clock() + coll_cost(S, 8.0 * (double)op->data.size());
+    op->done_at =
+        sg::Engine::get_clock() + coll_cost(S, 8.0 * (double)op->data.size(), 8.0 * reduce);
     for (sim_rank &r : S->ranks)
         sim_wake_comm(&r);
+}
+
+void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)
+{
+    post(R, mine, n, counts, 0);
+}
+
+void sim_coll_post_reduce(sim_rank *R, int n)
+{
+    post(R, nullptr, 0, nullptr, n);
 }
 
 static coll_op *current(const sim_rank *R)
@@ -128,6 +151,21 @@ const double *sim_coll_wait(sim_rank *R)
     R->coll_waiting = true;
     while (!sim_coll_done(R))
         sim_wait_event(R, sim_coll_deadline(R));
+    R->coll_waiting = false;
+    return sim_coll_take(R);
+}
+
+/* A blocking collective (MPI_Allgather on the application thread, libtide's inline phases):
+ * it returns when the collective completes, not at a comm thread's turn. */
+const double *sim_coll_block(sim_rank *R)
+{
+    auto done_at = [R]() {
+        const coll_op *op = current(R);
+        return op && op->arrived == R->S->P ? op->done_at : INFINITY;
+    };
+    R->coll_waiting = true;
+    while (sg::Engine::get_clock() < done_at())
+        sim_wait_event(R, done_at());
     R->coll_waiting = false;
     return sim_coll_take(R);
 }

@@ -190,6 +190,7 @@ int main(int argc, char **argv)
     S.cfg = &cfg;
     S.wl = &wl;
     S.ops = tide_lb_ops_find(cfg.tide.lb);
+    S.inline_phases = cfg.tide.phase_driver == TIDE_PHASE_DRIVER_AUTO && !tide_host_acts(S.ops);
     S.P = wl.ranks;
     S.W = cfg.tide.threads || wl.threads < 1 ? sim_threads(&cfg) : wl.threads;
     if (cfg.tide.throttle_rank >= S.P) { /* as libtide's tide_init: the ranks are known only now */
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
     int rc = run(&S, &sgargs, err, sizeof err);
     sim_cbench_free(&wl);
     if (rc) return die(rc, err);
-    if (cfg.workload == SIM_WL_CBENCH) return 0;                          /* reported there */
+    if (cfg.workload == SIM_WL_CBENCH) return 0; /* reported there */
     if (cfg.tide.global_lb[0] && strcmp(cfg.tide.global_lb, "none") != 0)
         return 0; /* reported there */
     if (S.violations) {

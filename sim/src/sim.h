@@ -173,10 +173,6 @@ typedef struct sim_record {
     int pred_kind; /* which model or baseline served L_pred (tide_feed_served), -1 none */
 } sim_record;
 
-/* The doubles of libtide's phase record (TIDE_RECORD_DOUBLES): what the records allgather
- * carries per rank. */
-#define SIM_RECORD_DOUBLES 20
-
 struct sim;
 
 /* A message of --net fast on its way: it reaches the receiver at time at, or later when its
@@ -275,6 +271,9 @@ typedef struct sim {
     const sim_config *cfg;
     const sim_workload *wl;
     const tide_lb_ops *ops;
+    /* libtide's inline phases (TIDE_PHASE_DRIVER=auto under a strategy that never acts): no
+     * comm-thread protocol, one allgather of step and record once a rank's tasks are done */
+    bool inline_phases;
     int P, W;
     std::vector<sim_rank> ranks;
     sim_table tab[2];
@@ -402,6 +401,8 @@ void sim_global_collective(sim_global *S, int rank, double bytes);
 /* A recursive-doubling allgather of `bytes` in all over P ranks: ceil(log2 P) latencies plus the
  * bytes each rank receives over the bandwidth (coll.cpp's model, also global.cpp's). */
 double sim_allgather_time(int P, double lat, double bw, double bytes);
+/* A recursive-doubling allreduce of bytes: ceil(log2 P) latencies and transfers of them. */
+double sim_allreduce_time(int P, double lat, double bw, double bytes);
 
 /* ---- cbench's persistent objects (cbench.cpp, objloop.cpp) -------------------------------- */
 
@@ -449,7 +450,10 @@ bool sim_coll_done(const sim_rank *R);
 double sim_coll_deadline(const sim_rank *R); /* completion time, INFINITY while ranks are missing */
 /* The result of the completed collective, valid until this rank posts its second next one. */
 const double *sim_coll_take(sim_rank *R);
-const double *sim_coll_wait(sim_rank *R); /* blocks until done, then takes */
+/* An allreduce of n doubles (its result is not modelled: the statistics read the records). */
+void sim_coll_post_reduce(sim_rank *R, int n);
+const double *sim_coll_wait(sim_rank *R);  /* blocks until done, then takes */
+const double *sim_coll_block(sim_rank *R); /* the same at completion, not at a comm turn */
 /* The orders' cache of the collective whose result (as taken) is `result`, shared by every rank
  * that takes it (nullptr: no such collective). */
 tide_lb_orders *sim_coll_orders(const double *result);

@@ -23,6 +23,8 @@ extern "C" {
 #endif
 
 typedef enum { TIDE_OFFLOAD_RR = 0, TIDE_OFFLOAD_PACKED = 1 } tide_offload_kind;
+/* TIDE_PHASE_DRIVER (tide_config.phase_driver), in the order of its choices. */
+typedef enum { TIDE_PHASE_DRIVER_AUTO = 0, TIDE_PHASE_DRIVER_COMM = 1 } tide_phase_driver;
 
 /* TIDE_COMM_CPU=last: the highest CPU of the rank's own affinity mask. */
 #define TIDE_COMM_CPU_LAST (-2)

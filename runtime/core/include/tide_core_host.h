@@ -53,6 +53,14 @@ int tide_host_init_ops(tide_host *h, const tide_lb_ops *ops, const double *value
                        const tide_host_driver *driver, char *err, size_t len);
 void tide_host_free(tide_host *h);
 
+/* Whether a strategy ever acts (moves a task, plans, takes rounds, polls or sends control
+ * messages). One that never does lets the driver run its phases without the comm thread's
+ * protocol: libtide's inline phases (TIDE_PHASE_DRIVER=auto), which tide-sim models too. */
+static inline bool tide_host_acts(const tide_lb_ops *ops)
+{
+    return !ops || ops->flags || ops->phase_begin || ops->round || ops->progress || ops->control;
+}
+
 /* The rank's random stream for a seed, the same in every driver. */
 static inline uint64_t tide_host_rank_seed(uint64_t seed, int rank)
 {

@@ -200,6 +200,11 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
     return w;
 }
 
+/* The doubles of the phase-end allreduce of libtide's statistics (runtime/engine/internal.h,
+ * tide_phase_sums, which checks the count): what a phase's end costs beside the end status, unless
+ * rank 0 keeps every record (TIDE_STATS, TIDE_TRACE) and the records are allgathered. */
+#define TIDE_PROTO_SUMS_DOUBLES 28
+
 /* ---- phase agreement (also libtide's inline phases and tide_finalize's closing allgather) --- */
 
 /* The status's phase field in tide_finalize after `phases` phases: the count plus one half, so
