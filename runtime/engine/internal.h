@@ -346,6 +346,7 @@ typedef struct tide_rank_record {
     double reclaimed;     /* tasks chosen to move that it took back and ran itself */
     double replicated;    /* replica copies of its own tasks it sent (replica.c) */
     double L_run;         /* execution times of the tasks run here: own, received, replica copies */
+    double threads;       /* its workers */
 } tide_rank_record;
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
@@ -359,6 +360,9 @@ typedef struct tide_phase_sums {
     double sq_err, n_err, ape_err, n_ape; /* prediction errors (where L_pred >= 0) */
     double served[TIDE_SERVED_EXACT];     /* rank-phases by who served the prediction */
     double limits[TIDE_LB_LIMIT_COUNT];   /* rank-phases with a plan, by what stayed */
+    /* exact (integers) and so the same on every rank, whatever order the allreduce adds in:
+     * what the plan gate reads (tide_plan_gate_end) */
+    double L_ns, workers, predicted; /* L in whole nanoseconds; threads; ranks with an L_pred */
     /* maxima from here (TIDE_PHASE_SUMS_MAX_FROM) */
     double W_max, task_max, time;
     double own_load;          /* a rank's own load per worker, L / threads */
@@ -371,7 +375,10 @@ _Static_assert(TIDE_PHASE_SUMS_DOUBLES == TIDE_PROTO_SUMS_DOUBLES,
                "tide_core_proto.h's TIDE_PROTO_SUMS_DOUBLES (tide-sim's cost of the phase-end "
                "allreduce) must count the doubles of tide_phase_sums");
 
+/* One rank's (its record's threads, or `threads` where the record has none). */
 void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums *out);
+/* Every rank's records folded in rank order. */
+void tide_phase_sums_of_all(const tide_rank_record *r, int n, int threads, tide_phase_sums *out);
 void tide_phase_sums_add(tide_phase_sums *into, const tide_phase_sums *s);
 
 /* The run's totals so far, added up phase by phase as the phases end (stats.c): what the summary
@@ -558,6 +565,12 @@ struct tide_rt {
     /* The application thread runs each phase's protocol itself (TIDE_PHASE_DRIVER=auto under a
      * strategy that never acts): no task moves, so the comm thread has no part in a phase. */
     bool inline_phases;
+    /* This phase runs on the application thread (inline): inline_phases, or the plan gate holds
+     * the strategy idle (tide_core_proto.h, "the plan gate"). tide_taskwait sets it before the
+     * phase starts; workers and the comm thread read it. */
+    atomic_bool inline_now;
+    atomic_int inline_ended; /* inline phases the comm thread's protocol has not counted yet */
+    tide_plan_gate gate;     /* written where a phase ends, read by the next tide_taskwait */
     /* The load model runs (TIDE_PREDICT; tide_predict_init): someone reads its predictions. */
     bool predicting;
     /* Set by a layer above the engine (the objects layer) that must be finalized first. */

@@ -101,6 +101,7 @@ static void fill_record(tide_protocol *cs)
     r->plan_transfer = rt->plan_transfer;
     r->reclaimed = (double)rt->n_reclaimed;
     r->replicated = (double)rt->n_replicated;
+    r->threads = rt->threads;
 }
 
 /* This rank's own work of the phase that is not over: tasks not completed, and replicas whose
@@ -205,30 +206,46 @@ static void gather_records(tide_protocol *cs)
                    &cs->coll_req);
 }
 
-/* The phase's statistics are every rank's (its records or its sums): the statistics take them,
- * and the phase is over (the core counted it: proto.nphases). */
-static void phase_record(tide_protocol *cs)
+/* The plan gate takes the phase's numbers, the same on every rank (tide_core_proto.h). */
+static void gate_phase(tide_rt *rt, const tide_phase_sums *s, bool idle)
+{
+    tide_gate_phase ph = {.idle = idle,
+                          .predicted = s->predicted == rt->size,
+                          .time = s->time,
+                          .own = s->own_load,
+                          .mean = s->workers > 0 ? 1e-9 * s->L_ns / s->workers : 0};
+    tide_plan_gate_end(&rt->gate, &ph);
+}
+
+/* The phase's statistics are every rank's (its records or its sums): the statistics and the plan
+ * gate take them, and phase `count` (1 for the first) is over. */
+static void phase_record(tide_protocol *cs, int count, bool idle)
 {
     tide_rt *rt = cs->rt;
     int rc = rt->log.gather ? tide_stats_add_phase(&rt->log, cs->all, rt->rank, &rt->last)
                             : tide_stats_add_sums(&rt->log, &cs->sums_all, &cs->mine, &rt->last);
     if (rc != TIDE_OK) tide_fatal("out of memory recording phase statistics");
+    if (rt->gate.on) {
+        tide_phase_sums gathered;
+        if (rt->log.gather) tide_phase_sums_of_all(cs->all, rt->size, rt->threads, &gathered);
+        gate_phase(rt, rt->log.gather ? &gathered : &cs->sums_all, idle);
+    }
     tide_predict_phase_ended();
     rt->running = false;
-    atomic_store_explicit(&rt->phase_done, cs->proto.nphases, memory_order_release);
+    atomic_store_explicit(&rt->phase_done, count, memory_order_release);
 }
 
 static void phase_finish(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
-    phase_record(cs);
+    phase_record(cs, cs->proto.nphases, false);
     tide_workers_wake(rt);
     /* The application runs again: the model learns (and may retrain) meanwhile. */
     tide_predict_observe(rt, cs->mine.L);
 }
 
-/* A phase starts: counters to zero, the prediction it is judged by. */
-static void phase_open(tide_protocol *cs)
+/* Phase `phase` (0 for the first) starts: counters to zero, the prediction it is judged by. */
+static void phase_open(tide_protocol *cs, int phase)
 {
     tide_rt *rt = cs->rt;
     rt->n_offloaded = rt->n_received = rt->n_cancelled = rt->n_reclaimed = 0;
@@ -239,7 +256,7 @@ static void phase_open(tide_protocol *cs)
     rt->plan_residual = 0;
     rt->plan_limit = -1;
     tide_predict_phase(rt);
-    rt->cphase = cs->proto.nphases;
+    rt->cphase = phase;
     rt->running = true;
 }
 
@@ -285,23 +302,31 @@ static void fused_exchange(tide_protocol *cs)
  * thread no phase runs. */
 void tide_protocol_inline_begin(tide_protocol *cs)
 {
-    phase_open(cs);
+    phase_open(cs, cs->rt->phase);
 }
 
 void tide_protocol_inline_end(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
-    cs->step = (tide_rank_status){.phase = cs->proto.nphases + 1};
+    cs->step = (tide_rank_status){.phase = rt->phase + 1};
     fill_record(cs);
     fused_exchange(cs);
-    cs->proto.nphases++; /* the phase ran outside the core's state machine */
-    phase_record(cs);
+    /* The phase ran outside the core's state machine, which the comm thread alone steps: it
+     * counts the phase at its next turn (fold_inline). */
+    atomic_fetch_add_explicit(&rt->inline_ended, 1, memory_order_release);
+    phase_record(cs, rt->phase + 1, true);
     tide_predict_observe(rt, cs->mine.L);
 }
 
 /* One turn: the core decides (runtime/core/src/proto.c), this file does: MPI, the clock, the
  * strategy's calls, statistics and the prediction. */
+/* The comm thread counts the inline phases into the core's phases (the step numbers). */
+static void fold_inline(tide_protocol *cs)
+{
+    cs->proto.nphases += atomic_exchange_explicit(&cs->rt->inline_ended, 0, memory_order_acquire);
+}
+
 bool tide_protocol_step(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
@@ -310,8 +335,12 @@ bool tide_protocol_step(tide_protocol *cs)
     if (tide_proto_progress(p)) tide_lb_progress(rt);
     unsigned need = tide_proto_needs(p);
     tide_proto_input in = {0};
-    if (need & TIDE_PROTO_NEED_REQUESTED)
+    if (need & TIDE_PROTO_NEED_REQUESTED) {
         in.requested = atomic_load_explicit(&rt->phase_requested, memory_order_acquire);
+        /* After the request's load: an inline phase before the requested one was counted
+         * before the request was made. */
+        fold_inline(cs);
+    }
     if (need & TIDE_PROTO_NEED_COLL) {
         int flag = 0;
         MPI_Test(&cs->coll_req, &flag, MPI_STATUS_IGNORE);
@@ -323,7 +352,7 @@ bool tide_protocol_step(tide_protocol *cs)
     tide_proto_action a = tide_proto_step(p, &in);
     if (!a.what) return false;
     if (a.what & TIDE_PROTO_DO_MISMATCH) phase_mismatch(cs);
-    if (a.what & TIDE_PROTO_DO_OPEN) phase_open(cs);
+    if (a.what & TIDE_PROTO_DO_OPEN) phase_open(cs, p->nphases);
     if (a.what & (TIDE_PROTO_DO_BEGIN | TIDE_PROTO_DO_ROUND)) {
         if (a.what & TIDE_PROTO_DO_BEGIN)
             run_begin(cs, a.all);
@@ -349,8 +378,10 @@ bool tide_protocol_closing_done(tide_protocol *cs)
         if (!tide_transport_idle(rt) || atomic_load(&rt->results.count) || tide_replica_open(rt))
             return false;
         rt->stopping = true;
+        fold_inline(cs);
         cs->step = (tide_rank_status){.phase = tide_proto_finalizing_step(cs->proto.nphases)};
-        if (rt->inline_phases) {
+        /* The closing collective has the shape of the next phase's first one, on every rank. */
+        if (rt->inline_phases || rt->gate.idle_next) {
             /* The shape of an inline phase's collective (record zero), and blocking as that one
              * is: MPI matches no blocking collective with a nonblocking one. Nothing can arrive
              * meanwhile: under a strategy that never acts no rank sends a message. */

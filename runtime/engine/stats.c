@@ -70,6 +70,10 @@ void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums 
     if (k >= 0) out->served[k] = 1;
     int lim = (int)r->plan_limit;
     if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) out->limits[lim] = 1;
+    if (r->threads > 0) threads = (int)r->threads;
+    out->L_ns = round(r->L * 1e9);
+    out->workers = threads;
+    out->predicted = r->L_pred >= 0;
     out->W_max = r->W;
     out->task_max = r->task_max;
     out->time = r->time;
@@ -88,7 +92,7 @@ void tide_phase_sums_add(tide_phase_sums *into, const tide_phase_sums *s)
 
 /* Every rank's records folded, in rank order (the order an allreduce may change only in the
  * sums' last bits). */
-static void sums_of_all(const tide_rank_record *r, int n, int threads, tide_phase_sums *out)
+void tide_phase_sums_of_all(const tide_rank_record *r, int n, int threads, tide_phase_sums *out)
 {
     tide_phase_sums_of(&r[0], threads, out);
     for (int i = 1; i < n; i++) {
@@ -115,7 +119,7 @@ int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all, int m
     memcpy(log->records + (size_t)stored * (size_t)log->nranks, all,
            (size_t)log->nranks * sizeof *all);
     tide_phase_sums sums;
-    sums_of_all(all, log->nranks, log->threads, &sums);
+    tide_phase_sums_of_all(all, log->nranks, log->threads, &sums);
     add_sums(log, &sums, &all[me], out);
     return TIDE_OK;
 }
@@ -173,7 +177,7 @@ void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int m
 {
     const tide_rank_record *r = phase_records(log, phase);
     tide_phase_sums s;
-    sums_of_all(r, log->nranks, log->threads, &s);
+    tide_phase_sums_of_all(r, log->nranks, log->threads, &s);
     stats_of(&s, &r[me], phase, log->nranks, threads, out);
 }
 

@@ -273,9 +273,13 @@ int tide_taskwait(void)
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
-    rt->hold_own = tide_proto_hold_own(rt->lb.ops->flags, (double)rt->phase_tasks, rt->threads,
-                                       rt->plan_at, rt->last_phase_s);
-    if (rt->inline_phases) { /* no task moves: this thread runs the protocol (phase.c) */
+    /* No task moves (a strategy that never acts, or one the plan gate holds idle): this thread
+     * runs the phase (phase.c). */
+    bool inline_now = rt->inline_phases || rt->gate.idle_next;
+    atomic_store(&rt->inline_now, inline_now);
+    rt->hold_own = !inline_now && tide_proto_hold_own(rt->lb.ops->flags, (double)rt->phase_tasks,
+                                                      rt->threads, rt->plan_at, rt->last_phase_s);
+    if (inline_now) {
         tide_protocol_inline_begin(rt->protocol);
         if (rt->phase_tasks > 0) tide_pool_run_phase(rt);
         tide_protocol_inline_end(rt->protocol);
@@ -286,7 +290,7 @@ int tide_taskwait(void)
     }
     /* An inline phase's record read the clock after its tasks (phase.c, fill_record); only
      * the trace needs the end of the allgather too. */
-    double end = rt->inline_phases && !rt->trace ? rt->phase_end : tide_now();
+    double end = inline_now && !rt->trace ? rt->phase_end : tide_now();
     if (rt->trace) tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, end);
     rt->last_phase_s = end - rt->phase_start;
     rt->phase++;

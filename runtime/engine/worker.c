@@ -88,7 +88,7 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
     if (tide_task_completed(rt) != 0) return;
     /* The phase's last own task: whoever ends the phase must know. With inline phases that is
      * the application thread, which runs the worker loop too: workers asleep must leave it. */
-    if (rt->inline_phases)
+    if (atomic_load_explicit(&rt->inline_now, memory_order_relaxed))
         tide_workers_wake(rt);
     else
         tide_comm_wake(rt);
@@ -98,7 +98,8 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
  * application thread then ends the phase. Otherwise the comm thread says so. */
 static bool phase_over(tide_rt *rt, int target)
 {
-    if (rt->inline_phases) return atomic_load_explicit(&rt->outstanding, memory_order_acquire) == 0;
+    if (atomic_load_explicit(&rt->inline_now, memory_order_relaxed))
+        return atomic_load_explicit(&rt->outstanding, memory_order_acquire) == 0;
     return atomic_load_explicit(&rt->phase_done, memory_order_acquire) >= target;
 }
 

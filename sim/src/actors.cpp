@@ -103,8 +103,9 @@ static void phase_submit(sim_rank *R, int p)
     R->phase_start = now();
     sim_mark_active(R); /* tide_taskwait wakes the comm thread */
     sim_rank_submit(R);
-    R->hold_own = tide_proto_hold_own(R->S->ops->flags, (double)R->phase_tasks, R->S->W, R->plan_at,
-                                      R->last_phase_s);
+    R->hold_own =
+        !R->gate.idle_next && tide_proto_hold_own(R->S->ops->flags, (double)R->phase_tasks, R->S->W,
+                                                  R->plan_at, R->last_phase_s);
 }
 
 /* What the comm loop waits for besides events (tide_proto_wait_for): the collective it posted,
@@ -203,9 +204,42 @@ static double round_turn(void *R, double t)
     return sim_next_poll((const sim_rank *)R, t);
 }
 
-/* libtide's inline phase (phase.c, tide_protocol_inline_end), under a strategy that never acts:
- * the application thread waits for its tasks, then joins one blocking allreduce of the phase's
- * sums and steps (TIDE_PROTO_SUMS_DOUBLES); no start sync, no end status, no comm thread. */
+/* The numbers of the plan gate a rank adds to the phase-end allreduce (libtide: its
+ * tide_phase_sums), now: its time until its record, own load per worker, whether it had a
+ * prediction, its own load in whole nanoseconds, its workers. */
+enum { GATE_TIME, GATE_OWN, GATE_PREDICTED, GATE_L_NS, GATE_WORKERS, GATE_DOUBLES };
+
+static void post_sums(sim_rank *R)
+{
+    double mine[GATE_DOUBLES] = {now() - R->phase_start, R->L / R->S->W,
+                                 R->feed.load >= 0 ? 1.0 : 0.0, std::round(R->L * 1e9),
+                                 (double)R->S->W};
+    sim_coll_post_reduce(R, mine, GATE_DOUBLES, TIDE_PROTO_SUMS_DOUBLES);
+}
+
+/* Every rank's numbers folded as libtide's allreduce does (maxima, exact sums): the plan gate. */
+static void gate_phase(sim_rank *R, const double *all, bool idle)
+{
+    tide_gate_phase ph = {};
+    double predicted = 0, L_ns = 0, workers = 0;
+    ph.idle = idle;
+    for (int i = 0; i < R->S->P; i++) {
+        const double *v = all + (size_t)i * GATE_DOUBLES;
+        ph.time = std::max(ph.time, v[GATE_TIME]);
+        ph.own = std::max(ph.own, v[GATE_OWN]);
+        predicted += v[GATE_PREDICTED];
+        L_ns += v[GATE_L_NS];
+        workers += v[GATE_WORKERS];
+    }
+    ph.predicted = predicted == R->S->P;
+    ph.mean = workers > 0 ? 1e-9 * L_ns / workers : 0;
+    tide_plan_gate_end(&R->gate, &ph);
+}
+
+/* libtide's inline phase (phase.c, tide_protocol_inline_end), under a strategy that never acts
+ * or one the plan gate holds idle: the application thread waits for its tasks, then joins one
+ * blocking allreduce of the phase's sums and steps (TIDE_PROTO_SUMS_DOUBLES); no start sync, no
+ * end status, no comm thread. */
 static void run_inline_phase(sim_rank *R, sim_record *rec)
 {
     sim_predict_phase(R);
@@ -214,9 +248,10 @@ static void run_inline_phase(sim_rank *R, sim_record *rec)
     while (sim_own_open(R) > 0)
         sim_wait_event(R, INFINITY);
     sim_record_fill(R, rec);
-    sim_coll_post_reduce(R, TIDE_PROTO_SUMS_DOUBLES);
-    sim_coll_block(R);
+    post_sums(R);
+    const double *all = sim_coll_block(R);
     R->proto.nphases++; /* as libtide: the phase ran outside the core's state machine */
+    if (R->gate.on) gate_phase(R, all, true);
 }
 
 /* The comm thread's side of one phase, as the core decides it (tide_core_proto.h): steps until
@@ -229,7 +264,7 @@ static void run_phase(sim_rank *R, int p)
     tide_backoff backoff = progress_backoff(R);
     sim_record rec;
     for (;;) {
-        if (R->S->inline_phases) {
+        if (R->S->inline_phases || R->gate.idle_next) {
             run_inline_phase(R, &rec);
             break;
         }
@@ -282,9 +317,12 @@ static void run_phase(sim_rank *R, int p)
         }
         if (a.what & TIDE_PROTO_DO_POST_RECORDS) {
             sim_record_fill(R, &rec);
-            sim_coll_post_reduce(R, TIDE_PROTO_SUMS_DOUBLES);
+            post_sums(R);
         }
-        if (a.what & TIDE_PROTO_DO_FINISH) break;
+        if (a.what & TIDE_PROTO_DO_FINISH) {
+            if (R->gate.on) gate_phase(R, (const double *)in.all, false);
+            break;
+        }
     }
     /* The records are every rank's: statistics, the exactly-once check, and the load model
      * learns the phase. */
@@ -300,6 +338,10 @@ static void run_phase(sim_rank *R, int p)
 void sim_comm_actor(sim_rank *R)
 {
     tide_proto_init(&R->proto, R->S->P, R->S->ops->flags, R->S->cfg->tide.round_us, round_turn, R);
+    const tide_config *c = &R->S->cfg->tide;
+    tide_plan_gate_init(
+        &R->gate, tide_plan_gate_wanted(R->S->ops->flags, c->phase_driver, c->plan_gate, R->S->P),
+        c->plan_gate == TIDE_PLAN_GATE_ALTERNATE);
     for (int p = 0; p < R->S->wl->phases; p++) {
         phase_submit(R, p);
         run_phase(R, p);

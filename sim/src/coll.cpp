@@ -108,9 +108,9 @@ void sim_coll_post(sim_rank *R, const double *mine, int n, const int *counts)
     post(R, mine, n, counts, 0);
 }
 
-void sim_coll_post_reduce(sim_rank *R, int n)
+void sim_coll_post_reduce(sim_rank *R, const double *mine, int k, int n)
 {
-    post(R, nullptr, 0, nullptr, n);
+    post(R, mine, k, nullptr, n);
 }
 
 static coll_op *current(const sim_rank *R)

@@ -236,6 +236,7 @@ typedef struct sim_rank {
     tide_host lb;
     /* the phase protocol's decisions (runtime/core: tide_core_proto.h; actors.cpp drives it) */
     tide_proto proto;
+    tide_plan_gate gate; /* whether its next phase runs the strategy's protocol (proto.c) */
     /* the load model and the prediction of the running phase (predict.cpp) */
     tide_feed feed;
     /* counters of the phase */
@@ -450,8 +451,9 @@ bool sim_coll_done(const sim_rank *R);
 double sim_coll_deadline(const sim_rank *R); /* completion time, INFINITY while ranks are missing */
 /* The result of the completed collective, valid until this rank posts its second next one. */
 const double *sim_coll_take(sim_rank *R);
-/* An allreduce of n doubles (its result is not modelled: the statistics read the records). */
-void sim_coll_post_reduce(sim_rank *R, int n);
+/* An allreduce of n doubles, timed as such; the k doubles of mine are every rank's in the result,
+ * for the rank to fold (the plan gate's numbers; the statistics read the records). */
+void sim_coll_post_reduce(sim_rank *R, const double *mine, int k, int n);
 const double *sim_coll_wait(sim_rank *R);  /* blocks until done, then takes */
 const double *sim_coll_block(sim_rank *R); /* the same at completion, not at a comm turn */
 /* The orders' cache of the collective whose result (as taken) is `result`, shared by every rank

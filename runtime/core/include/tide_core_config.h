@@ -25,6 +25,12 @@ extern "C" {
 typedef enum { TIDE_OFFLOAD_RR = 0, TIDE_OFFLOAD_PACKED = 1 } tide_offload_kind;
 /* TIDE_PHASE_DRIVER (tide_config.phase_driver), in the order of its choices. */
 typedef enum { TIDE_PHASE_DRIVER_AUTO = 0, TIDE_PHASE_DRIVER_COMM = 1 } tide_phase_driver;
+/* TIDE_PLAN_GATE (tide_config.plan_gate), in the order of its choices. */
+typedef enum {
+    TIDE_PLAN_GATE_AUTO = 0,
+    TIDE_PLAN_GATE_OFF = 1,
+    TIDE_PLAN_GATE_ALTERNATE = 2
+} tide_plan_gate_mode;
 
 /* TIDE_COMM_CPU=last: the highest CPU of the rank's own affinity mask. */
 #define TIDE_COMM_CPU_LAST (-2)
@@ -48,6 +54,7 @@ typedef struct tide_config {
     int strict;            /* TIDE_STRICT: an unknown TIDE_* name in the environment is an error */
     int round_us;          /* TIDE_ROUND_US: interval of status rounds */
     int phase_driver;      /* TIDE_PHASE_DRIVER: tide_phase_driver */
+    int plan_gate;         /* TIDE_PLAN_GATE: tide_plan_gate_mode */
     int predict;           /* TIDE_PREDICT: tide_predict_mode */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];

@@ -203,7 +203,60 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
 /* The doubles of the phase-end allreduce of libtide's statistics (runtime/engine/internal.h,
  * tide_phase_sums, which checks the count): what a phase's end costs beside the end status, unless
  * rank 0 keeps every record (TIDE_STATS, TIDE_TRACE) and the records are allgathered. */
-#define TIDE_PROTO_SUMS_DOUBLES 28
+#define TIDE_PROTO_SUMS_DOUBLES 31
+
+/* ---- the plan gate: phases without the strategy's protocol where it does not pay ------------ *
+ *
+ * A strategy that plans at phase start (TIDE_LB_PLANS) pays for its protocol in every phase: the
+ * start status allgather, the end status allgather (0.9 ms each at 512 ranks on 1 GbE), while a
+ * phase without it (libtide's inline phase) ends with one allreduce. Where its plans gain less
+ * than that, the gate runs phases without the protocol ("idle" phases: as under none, nothing
+ * moves, the load model still learns every rank's load). It judges a phase by its score: its
+ * time minus its heaviest rank's own load per worker (what no balancing avoids), two maxima
+ * over the ranks that every rank has after the phase's allreduce, so that all ranks decide alike.
+ *
+ * - It starts with protocol phases. After each protocol phase in which every rank had a
+ *   prediction (a plan sample) it runs an idle phase (an idle sample), until it has two of each;
+ *   but not after a plan sample that scored below 0: a phase without the protocol takes at least
+ *   the heaviest rank's own load per worker, so such a plan won for sure (the paper's MxM: its
+ *   plans score -2.9 s, an idle phase would take 4 s instead of 1).
+ * - Then, while the mean score of the last two plan samples is above that of the last two idle
+ *   samples, it runs idle phases; otherwise protocol phases, with one idle phase after every
+ *   TIDE_GATE_EXPLORE protocol phases to keep its idle samples current, unless the last two plans
+ *   won for sure.
+ * - While idle it runs a protocol phase (a probe) only when the imbalance a plan could remove
+ *   (the heaviest rank's own load per worker minus the mean) has grown by TIDE_GATE_GROWTH since
+ *   it went idle or last probed: an idle phase is never slower than the same phase under none,
+ *   a probe may be. The probe's score against the idle samples decides again.
+ * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs. */
+enum { TIDE_GATE_EXPLORE = 16 };
+#define TIDE_GATE_GROWTH 1.5
+
+typedef struct tide_plan_gate {
+    bool on;        /* the strategy plans and the driver may run phases without its protocol */
+    bool alternate; /* TIDE_PLAN_GATE=alternate: every other phase idle, whatever the scores */
+    bool idle;      /* idle mode: the plans measured slower than phases without them */
+    bool idle_next; /* how the next phase runs */
+    double plan[2], idle_s[2]; /* the last two scores of each kind, newest first */
+    int nplan, nidle;
+    int since_idle;   /* protocol phases since the last idle one */
+    double potential; /* the imbalance when it went idle or last probed */
+} tide_plan_gate;
+
+/* One phase's numbers, the same on every rank (maxima and integer sums of its allreduce). */
+typedef struct tide_gate_phase {
+    bool idle;      /* it ran without the protocol */
+    bool predicted; /* every rank had a predicted load */
+    double time;    /* the longest rank's time until its record (before the allreduce) */
+    double own;     /* the heaviest rank's own load per worker */
+    double mean;    /* all ranks' load per worker, L_total / workers */
+} tide_gate_phase;
+
+/* on: the strategy's flags have TIDE_LB_PLANS, the phase driver is auto, TIDE_PLAN_GATE is not
+ * off and there is more than one rank (tide_plan_gate_wanted). */
+void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate);
+bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, int ranks);
+void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph);
 
 /* ---- phase agreement (also libtide's inline phases and tide_finalize's closing allgather) --- */
 

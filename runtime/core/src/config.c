@@ -19,6 +19,7 @@ static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const offload_names[] = {"rr", "packed", NULL};
 static const char *const trace_format_names[] = {"auto", "json", "otf2", NULL};
 static const char *const phase_driver_names[] = {"auto", "comm", NULL};
+static const char *const plan_gate_names[] = {"auto", "off", "alternate", NULL};
 static const char *const predict_names[] = {"auto", "on", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
@@ -121,10 +122,23 @@ static const tide_knob runtime_rows[] = {
      .choices = phase_driver_names,
      .help = "who runs a phase's protocol. `auto`: under a strategy that never acts (`none`), the "
              "application thread itself, in `tide_taskwait` (its tasks on the workers, then one "
-             "allgather of every rank's status and statistics), so that an empty phase costs "
-             "about one collective (docs/performance.md, section 15); else the comm thread. "
-             "`comm`: always the comm thread (the protocol of every other strategy)",
+             "allreduce of every rank's step and statistics, an allgather where rank 0 writes "
+             "`TIDE_STATS` or `TIDE_TRACE`), so that an empty phase costs about one collective "
+             "(docs/performance.md, section 15); also the phases the plan gate runs without "
+             "the strategy's protocol (`TIDE_PLAN_GATE`); else the comm thread. `comm`: always "
+             "the comm thread (the protocol of every other strategy)",
      FIELD(phase_driver)},
+    {.name = "TIDE_PLAN_GATE",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = plan_gate_names,
+     .help = "whether a strategy that plans at phase start (`proact`, `proact_react`) may run "
+             "phases without its protocol (no status allgathers, no plan, nothing moves: one "
+             "allreduce, as under `none`) where its plans measured slower than such phases. "
+             "`auto`: it compares the two kinds of phase as it runs (docs/offload-planner.md, "
+             "\"The plan gate\"); `off`: every phase runs the protocol; `alternate`: every "
+             "other phase runs without it (for tests). `TIDE_PHASE_DRIVER=comm` means `off`",
+     FIELD(plan_gate)},
     {.name = "TIDE_PREDICT",
      .kind = TIDE_KNOB_CHOICE,
      .def = "auto",

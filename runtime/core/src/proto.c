@@ -1,6 +1,7 @@
 /* The phase protocol's decisions (tide_core_proto.h): the state machine libtide's comm thread
  * (runtime/engine/phase.c) and tide-sim's comm actor (sim/src/actors.cpp) both step. */
 #include "tide_core_proto.h"
+#include "tide_core_config.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -172,4 +173,70 @@ void tide_proto_mismatch_line(const tide_rank_status *all, int n, char *out, siz
         append(out, cap, &len, ", the others %s", step);
     else
         append(out, cap, &len, ", rank %d %s", ref, step);
+}
+
+/* ---- the plan gate -----------------------------------------------------------------------------
+ */
+
+void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate)
+{
+    memset(g, 0, sizeof *g);
+    g->on = on;
+    g->alternate = on && alternate;
+}
+
+bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, int ranks)
+{
+    return (lb_flags & TIDE_LB_PLANS) && phase_driver == TIDE_PHASE_DRIVER_AUTO &&
+           plan_gate != TIDE_PLAN_GATE_OFF && ranks > 1;
+}
+
+static void push(double *last2, int *n, double v)
+{
+    last2[1] = last2[0];
+    last2[0] = v;
+    if (*n < 2) (*n)++;
+}
+
+static double mean2(const double *last2)
+{
+    return 0.5 * (last2[0] + last2[1]);
+}
+
+void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
+{
+    if (!g->on) return;
+    if (g->alternate) {
+        g->idle_next = !ph->idle;
+        return;
+    }
+    double score = ph->time - ph->own, potential = ph->own - ph->mean;
+    if (ph->idle) {
+        push(g->idle_s, &g->nidle, score);
+        g->since_idle = 0;
+    } else if (ph->predicted) {
+        push(g->plan, &g->nplan, score);
+        g->since_idle++;
+    }
+    /* A phase without the protocol takes at least the heaviest rank's own load per worker
+     * (score 0): a plan that scored below it won for sure, and needs no idle phase to say so. */
+    bool sure = g->nplan > 0 && g->plan[0] < 0 && (g->nplan < 2 || g->plan[1] < 0);
+    if (g->nplan < 2 || g->nidle < 2) { /* sampling: an idle phase after each plan sample */
+        g->idle_next = !ph->idle && ph->predicted && !(g->plan[0] < 0);
+        return;
+    }
+    if (g->idle) {
+        if (!ph->idle) { /* a probe: its score against the idle samples */
+            g->idle = g->plan[0] > mean2(g->idle_s);
+            g->potential = potential;
+        }
+        g->idle_next = g->idle && !(potential > TIDE_GATE_GROWTH * g->potential);
+        return;
+    }
+    if (mean2(g->plan) > mean2(g->idle_s)) {
+        g->idle = g->idle_next = true;
+        g->potential = potential;
+        return;
+    }
+    g->idle_next = !sure && g->since_idle >= TIDE_GATE_EXPLORE;
 }

@@ -3,6 +3,7 @@
  * of a strategy that needs no rounds, and when the workers wait for the plan. Its collectives
  * complete once every rank has posted them; time is a turn counter in seconds. */
 #include "check.h"
+#include "tide_core_config.h"
 #include "tide_core_proto.h"
 
 #include <math.h>
@@ -271,8 +272,94 @@ static void mismatch(void)
     CHECK(tide_proto_steps_agree(same, N));
 }
 
+/* ---- the plan gate ----------------------------------------------------------------------------
+ */
+
+/* One phase through the gate, as it ran (idle or not): time = own + score. Returns idle_next. */
+static bool gate_phase(tide_plan_gate *g, double score, double own, double mean)
+{
+    tide_gate_phase ph = {
+        .idle = g->idle_next, .predicted = true, .time = own + score, .own = own, .mean = mean};
+    tide_plan_gate_end(g, &ph);
+    return g->idle_next;
+}
+
+/* Plans that cost more than they gain (1 GbE, 512 ranks: score 1.9 against an idle phase's 1.0):
+ * an idle sample after each of the first two plans, then idle phases; a probe only once the
+ * imbalance (own - mean) has grown 1.5-fold; a probe that wins brings the protocol back. */
+static void gate_plans_lose(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false);
+    CHECK(!g.idle_next);
+    int idle = 0, phases = 0;
+    for (; phases < 40; phases++) {
+        bool was = g.idle_next;
+        idle += was;
+        gate_phase(&g, was ? 1.0 : 1.9, 4.0, 1.3);
+        if (phases == 0 || phases == 2) CHECK(g.idle_next); /* the samples */
+        if (phases == 1) CHECK(!g.idle_next);
+    }
+    CHECK(g.idle && idle == 38);           /* all but the two plan samples, phases 0 and 2 */
+    CHECK(gate_phase(&g, 1.0, 5.0, 1.3));  /* 3.7 < 1.5 x 2.7: still idle */
+    CHECK(!gate_phase(&g, 1.0, 5.5, 1.3)); /* 4.2 >= 4.05: a probe */
+    CHECK(gate_phase(&g, 1.5, 5.5, 1.3));  /* it lost (1.5 > 1.0): idle again */
+    CHECK(gate_phase(&g, 1.0, 5.5, 1.3));  /* the same imbalance: no second probe */
+    CHECK(!gate_phase(&g, 1.0, 8.0, 1.3)); /* grown again: a probe */
+    CHECK(!gate_phase(&g, 0.5, 8.0, 1.3)); /* it won: protocol phases */
+    CHECK(!g.idle);
+}
+
+/* Plans that beat the bound no phase without them can (score < 0: faster than the heaviest
+ * rank's own load per worker, the paper's MxM) take no idle phase, ever. */
+static void gate_plans_win_surely(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false);
+    for (int p = 0; p < 100; p++)
+        CHECK(!gate_phase(&g, -2.9, 4.0, 1.0));
+}
+
+/* Plans that win by less than that (score 0.8 against idle 1.2, 256 ranks): two samples of
+ * each, then protocol phases with one idle phase after every TIDE_GATE_EXPLORE of them. */
+static void gate_plans_win(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false);
+    int idle = 0;
+    for (int p = 0; p < 4 + 3 * (TIDE_GATE_EXPLORE + 1); p++) {
+        bool was = g.idle_next;
+        idle += was;
+        gate_phase(&g, was ? 1.2 : 0.8, 7.4, 2.2);
+    }
+    CHECK(!g.idle && idle == 2 + 3);
+}
+
+/* Off (another strategy, TIDE_PLAN_GATE=off): never idle; alternate: every other phase. */
+static void gate_off_and_alternate(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, false, true);
+    for (int p = 0; p < 10; p++)
+        CHECK(!gate_phase(&g, 5, 1, 0));
+    CHECK(tide_plan_gate_wanted(TIDE_LB_PLANS | TIDE_LB_PHASE_SYNC, TIDE_PHASE_DRIVER_AUTO,
+                                TIDE_PLAN_GATE_AUTO, 2));
+    CHECK(
+        !tide_plan_gate_wanted(TIDE_LB_PHASE_SYNC, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 2));
+    CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_COMM, TIDE_PLAN_GATE_AUTO, 2));
+    CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_OFF, 2));
+    CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 1));
+    tide_plan_gate_init(&g, true, true);
+    for (int p = 0; p < 10; p++)
+        CHECK(gate_phase(&g, -5, 1, 0) == (p % 2 == 0));
+}
+
 int main(void)
 {
+    gate_plans_lose();
+    gate_plans_win_surely();
+    gate_plans_win();
+    gate_off_and_alternate();
     rounds_not_needed();
     hold_own();
     phase_without_rounds();
