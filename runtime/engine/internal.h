@@ -347,6 +347,7 @@ typedef struct tide_rank_record {
     double replicated;    /* replica copies of its own tasks it sent (replica.c) */
     double L_run;         /* execution times of the tasks run here: own, received, replica copies */
     double threads;       /* its workers */
+    double protocol;      /* 1: the phase ran the comm thread's protocol; 0: inline */
 } tide_rank_record;
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))

@@ -102,6 +102,7 @@ static void fill_record(tide_protocol *cs)
     r->reclaimed = (double)rt->n_reclaimed;
     r->replicated = (double)rt->n_replicated;
     r->threads = rt->threads;
+    r->protocol = !atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
 }
 
 /* This rank's own work of the phase that is not over: tasks not completed, and replicas whose

@@ -337,8 +337,8 @@ static void json_phase(FILE *f, const tide_phase_log *log, int p)
     json_array(f, "reclaimed", r, n, offsetof(tide_rank_record, reclaimed), true);
     fprintf(f, ", ");
     json_array(f, "replicated", r, n, offsetof(tide_rank_record, replicated), true);
-    fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", task_max, ps.ideal,
-            ps.R_imb);
+    fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g, \"protocol\": %s}",
+            task_max, ps.ideal, ps.R_imb, r[0].protocol ? "true" : "false");
 }
 
 /* "pred_mape_ranks" and "pred_mse_ranks": each rank's prediction error over all phases. */

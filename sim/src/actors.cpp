@@ -248,6 +248,7 @@ static void run_inline_phase(sim_rank *R, sim_record *rec)
     while (sim_own_open(R) > 0)
         sim_wait_event(R, INFINITY);
     sim_record_fill(R, rec);
+    rec->protocol = false;
     post_sums(R);
     const double *all = sim_coll_block(R);
     R->proto.nphases++; /* as libtide: the phase ran outside the core's state machine */

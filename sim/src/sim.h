@@ -171,6 +171,7 @@ typedef struct sim_record {
     double tasks, offloaded, received, cancelled, bytes_sent;
     double send_bw, sent_last, plan_transfer, reclaimed; /* transfer-aware plans (docs/stats.md) */
     int pred_kind; /* which model or baseline served L_pred (tide_feed_served), -1 none */
+    bool protocol; /* the phase ran the strategy's protocol (not inline) */
 } sim_record;
 
 struct sim;

@@ -27,6 +27,7 @@ void sim_record_fill(sim_rank *R, sim_record *rec)
     sim_transport_phase_end(R, &rec->send_bw, &rec->sent_last);
     rec->plan_transfer = R->plan_transfer;
     rec->reclaimed = (double)R->n_reclaimed;
+    rec->protocol = true;
 }
 
 typedef struct phase_figures {
@@ -112,8 +113,8 @@ static void write_phase(FILE *f, const sim *S, int p)
     array(f, "plan_transfer", r, &sim_record::plan_transfer, false);
     fprintf(f, ", ");
     array(f, "reclaimed", r, &sim_record::reclaimed, true);
-    fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g}", x.task_max, x.ideal,
-            x.R_imb);
+    fprintf(f, ",\n     \"task_max\": %.9g, \"ideal\": %.9g, \"R_imb\": %.9g, \"protocol\": %s}",
+            x.task_max, x.ideal, x.R_imb, r[0].protocol ? "true" : "false");
 }
 
 static void write_config(FILE *f, const sim *S)
