@@ -7,7 +7,8 @@
  *   run: until every own task of the phase has completed (locally or with its result home)
  *   end: status allgathers every TIDE_ROUND_US until one shows no outstanding work anywhere
  *        (strategies with rounds), or one status allgather that each rank joins once its own
- *        tasks are complete (without): then no task of the phase is running or travelling
+ *        tasks are complete (without; a barrier where the start sync already agreed on the
+ *        phase): then no task of the phase is running or travelling
  *   the statistics: an iallreduce of the phase's sums over the ranks (tide_phase_sums: 28
  *   doubles, whatever the ranks), or where rank 0 keeps every record (TIDE_STATS, TIDE_TRACE)
  *   an iallgather of the records; then the workers are released.
@@ -363,6 +364,7 @@ bool tide_protocol_step(tide_protocol *cs)
     }
     if (a.what & (TIDE_PROTO_DO_POST_START | TIDE_PROTO_DO_POST_STATUS))
         allgather_status(cs, a.what & TIDE_PROTO_DO_POST_START);
+    if (a.what & TIDE_PROTO_DO_POST_BARRIER) MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
     if (a.what & TIDE_PROTO_DO_POST_RECORDS) gather_records(cs);
     if (a.what & TIDE_PROTO_DO_FINISH) phase_finish(cs);
     return true;

@@ -312,6 +312,10 @@ static void run_phase(sim_rank *R, int p)
         if (a.what & (TIDE_PROTO_DO_BEGIN | TIDE_PROTO_DO_ROUND))
             tide_proto_round_next(pr, now(), tide_host_rounds_needed(&R->lb));
         if (a.what & TIDE_PROTO_DO_POST_START) post_status(R);
+        if (a.what & TIDE_PROTO_DO_POST_BARRIER) { /* an allreduce of nothing: log2 P latencies */
+            sim_coll_post_reduce(R, nullptr, 0, 0);
+            R->coll_waiting = true;
+        }
         if (a.what & TIDE_PROTO_DO_POST_STATUS) {
             post_status(R);
             R->coll_waiting = true;

@@ -8,7 +8,10 @@
  *   RUN with rounds (TIDE_LB_ROUNDS): a status allgather when own work is done or the round is
  *       due (TIDE_ROUND_US after the strategy's last say) ─ ROUND: no outstanding work on any
  *       rank ─ records allgather (GATHER); else the strategy's ROUND(all) and back to RUN
- *   RUN without rounds: one status allgather once own work is done ─ END ─ records allgather
+ *   RUN without rounds: one status allgather once own work is done ─ END ─ records allgather;
+ *       with the start sync, a barrier instead of that status allgather: the start sync's
+ *       statuses already agreed on the phase, and no rank reads the end's
+ *       (0.9 ms against 0.45 ms at 512 simulated ranks on 1 GbE)
  *   GATHER: the records arrived ─ FINISH (statistics, workers released, the model observes)
  * Every status record carries the rank's phase number (or, in the closing allgather only
  * libtide makes, the finalizing step: tide_proto_finalizing_step), and every arrived status set is
@@ -61,8 +64,10 @@ enum {
                                 << 4, /* the same, a round's or the end's (task_bytes not asked) */
     TIDE_PROTO_DO_POST_RECORDS = 1u << 5, /* fill this rank's record, post the records allgather */
     TIDE_PROTO_DO_FINISH = 1u << 6,       /* the records arrived: the phase is over here */
-    TIDE_PROTO_DO_MISMATCH = 1u << 7      /* the statuses disagree on the phase: end the job
+    TIDE_PROTO_DO_MISMATCH = 1u << 7,     /* the statuses disagree on the phase: end the job
                                            * (tide_proto_mismatch_line says it) */
+    TIDE_PROTO_DO_POST_BARRIER = 1u << 8  /* the end of a phase with the start sync and without
+                                           * rounds: post a barrier (in.all unread when done) */
 };
 
 /* What the state reads (bits of tide_proto_needs); the driver fills only these inputs. */

@@ -83,7 +83,7 @@ tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in)
         if (!p->rounds) {
             if (in->own_open != 0) return act(0, NULL);
             p->state = TIDE_PROTO_END;
-            return act(TIDE_PROTO_DO_POST_STATUS, NULL);
+            return act(p->sync ? TIDE_PROTO_DO_POST_BARRIER : TIDE_PROTO_DO_POST_STATUS, NULL);
         }
         /* A rank whose own work is done joins the next round at once: when it is the last,
          * that round ends the phase without waiting for the interval. */
@@ -104,7 +104,7 @@ tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in)
         return act(TIDE_PROTO_DO_ROUND, in->all);
     case TIDE_PROTO_END:
         if (!in->coll_done) return act(0, NULL);
-        if (!agreed(p, in)) return act(TIDE_PROTO_DO_MISMATCH, in->all);
+        if (!p->sync && !agreed(p, in)) return act(TIDE_PROTO_DO_MISMATCH, in->all);
         p->state = TIDE_PROTO_GATHER;
         return act(TIDE_PROTO_DO_POST_RECORDS, NULL);
     case TIDE_PROTO_GATHER:

@@ -16,7 +16,7 @@ typedef struct fake {
     long own_open[N];
     int posted[N], taken[N];        /* collectives each rank posted and took */
     tide_rank_status res[COLLS][N]; /* every collective's statuses */
-    int kind[COLLS];                /* 1 status (2 with start), 3 records */
+    int kind[COLLS];                /* 1 status (2 with start), 3 records, 4 barrier */
     int opens[N], begins[N], rounds[N], finishes[N], begin_null[N], mismatches[N];
     int round_seen[N][COLLS];        /* the collective index of each ROUND a rank ran */
     int records_at[N];               /* the collective index of the records allgather */
@@ -36,6 +36,7 @@ static void post(fake *f, int r, int kind)
     CHECK(k < COLLS);
     if (f->kind[k]) CHECK(f->kind[k] == kind); /* every rank posts the same collective */
     f->kind[k] = kind;
+    if (kind == 4) return;
     if (kind != 3) {
         tide_proto_numbers n = {.queued = (double)f->own_open[r],
                                 .outstanding = (double)f->own_open[r],
@@ -76,6 +77,7 @@ static void turn(fake *f, int r, double now)
     if (a.what & TIDE_PROTO_DO_POST_START) post(f, r, 2);
     if (a.what & TIDE_PROTO_DO_POST_STATUS) post(f, r, 1);
     if (a.what & TIDE_PROTO_DO_POST_RECORDS) post(f, r, 3);
+    if (a.what & TIDE_PROTO_DO_POST_BARRIER) post(f, r, 4);
     if (a.what & TIDE_PROTO_DO_FINISH) f->finishes[r]++;
 }
 
@@ -133,6 +135,28 @@ static void phase_without_rounds(void)
         f.own_open[r] = 1;
     run_phase(&f, done_at, 100);
     CHECK(f.kind[2] == 1 && f.res[2][1].phase == 2 && f.p[0].nphases == 2);
+}
+
+/* With the start sync and without rounds (proact): the start status allgather, BEGIN with every
+ * rank's statuses, a barrier each rank joins once its own work is done (no end statuses: the
+ * start's agreed on the phase), the records, FINISH. */
+static void phase_sync_without_rounds(void)
+{
+    fake f;
+    setup(&f, TIDE_LB_PHASE_SYNC, 1e6);
+    const double done_at[N] = {3, 9, 20};
+    double end = run_phase(&f, done_at, 0);
+    CHECK(end >= 20 && end < 24);
+    CHECK(f.kind[0] == 2 && f.kind[1] == 4 && f.kind[2] == 3);
+    for (int r = 0; r < N; r++) {
+        CHECK(f.begins[r] == 1 && f.begin_null[r] == 0 && f.rounds[r] == 0);
+        CHECK(f.finishes[r] == 1 && f.mismatches[r] == 0 && f.posted[r] == 3);
+        CHECK(f.records_at[r] == 2 && f.p[r].nphases == 1);
+    }
+    for (int r = 0; r < N; r++)
+        f.own_open[r] = 1;
+    run_phase(&f, done_at, 100);
+    CHECK(f.kind[3] == 2 && f.res[3][2].phase == 2 && f.kind[4] == 4 && f.p[1].nphases == 2);
 }
 
 /* With rounds and the start sync (ws, react, rep, proact): the start status carries task bytes,
@@ -363,6 +387,7 @@ int main(void)
     rounds_not_needed();
     hold_own();
     phase_without_rounds();
+    phase_sync_without_rounds();
     phase_with_rounds();
     round_due_at_the_turn();
     mismatch();
