@@ -9,7 +9,7 @@
  *        (strategies with rounds), or one status allgather that each rank joins once its own
  *        tasks are complete (without; a barrier where the start sync already agreed on the
  *        phase): then no task of the phase is running or travelling
- *   the statistics: an iallreduce of the phase's sums over the ranks (tide_phase_sums: 28
+ *   the statistics: an iallreduce of the phase's sums over the ranks (tide_phase_sums: 31
  *   doubles, whatever the ranks), or where rank 0 keeps every record (TIDE_STATS, TIDE_TRACE)
  *   an iallgather of the records; then the workers are released.
  * tide_finalize ends with one more status allgather, marked finalizing.
@@ -25,11 +25,18 @@
  * every rank sees it in the same result and joins one more allgather, of the steps, that names
  * the ranks. The rest of a status serves only strategies that act.
  *
+ * The plan gate (tide_core_proto.h) runs some phases of proact and proact_react inline too,
+ * when their plans measured slower than such phases: rt->inline_now says which kind this phase
+ * is, the same on every rank.
+ *
  * Every status record carries its rank's phase number and whether it is finalizing, and the
- * first collective a rank joins in a phase, or in tide_finalize, is always a status allgather.
- * So a rank that called tide_taskwait more or fewer times than the others meets them in a
- * collective of the same shape (not in one that MPI would truncate or never match), every rank
- * sees the mismatch in the same records, and the job ends with one line naming it. */
+ * first collective a rank joins in a phase, or in tide_finalize, has the same shape on every
+ * rank: a status allgather where the phase runs the protocol, the inline collective where it
+ * does not, and in tide_finalize the one the next phase would start with (the gate's state, the
+ * same everywhere). So a rank that called tide_taskwait more or fewer times than the others
+ * meets them in a collective of the same shape (not in one that MPI would truncate or never
+ * match), every rank sees the mismatch in the same result, and the job ends with one line
+ * naming it. */
 #include "internal.h"
 #include "tide_core_proto.h"
 
@@ -321,14 +328,14 @@ void tide_protocol_inline_end(tide_protocol *cs)
     tide_predict_observe(rt, cs->mine.L);
 }
 
-/* One turn: the core decides (runtime/core/src/proto.c), this file does: MPI, the clock, the
- * strategy's calls, statistics and the prediction. */
 /* The comm thread counts the inline phases into the core's phases (the step numbers). */
 static void fold_inline(tide_protocol *cs)
 {
     cs->proto.nphases += atomic_exchange_explicit(&cs->rt->inline_ended, 0, memory_order_acquire);
 }
 
+/* One turn: the core decides (runtime/core/src/proto.c), this file does: MPI, the clock, the
+ * strategy's calls, statistics and the prediction. */
 bool tide_protocol_step(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
