@@ -211,32 +211,44 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         return;
     }
     double score = ph->time - ph->own, potential = ph->own - ph->mean;
-    if (ph->idle) {
+    /* A phase after one of the other kind runs on state the other kind left (a plan after idle
+     * phases has no fresh transfer rates nor plan costs; an idle phase follows a plan's moves):
+     * only a settled phase, one after a phase of its own kind, is a sample. */
+    bool settled = ph->idle == g->last_idle;
+    g->last_idle = ph->idle;
+    if (settled && ph->idle) {
         push(g->idle_s, &g->nidle, score);
-        g->since_idle = 0;
-    } else if (ph->predicted) {
+        g->block++;
+    } else if (settled && ph->predicted) {
         push(g->plan, &g->nplan, score);
-        g->since_idle++;
     }
+    if (!ph->idle) g->since_idle++;
     /* A phase without the protocol takes at least the heaviest rank's own load per worker
      * (score 0): a plan that scored below it won for sure, and needs no idle phase to say so. */
-    bool sure = g->nplan > 0 && g->plan[0] < 0 && (g->nplan < 2 || g->plan[1] < 0);
-    if (g->nplan < 2 || g->nidle < 2) { /* sampling: an idle phase after each plan sample */
-        g->idle_next = !ph->idle && ph->predicted && !(g->plan[0] < 0);
-        return;
-    }
-    if (g->idle) {
-        if (!ph->idle) { /* a probe: its score against the idle samples */
-            g->idle = g->plan[0] > mean2(g->idle_s);
-            g->potential = potential;
+    bool sure = g->nplan > 0 && g->plan[0] < 0;
+    if (!g->idle) {
+        if (ph->idle && g->block < 2) { /* an idle block goes on until it has two samples */
+            g->idle_next = true;
+            return;
         }
-        g->idle_next = g->idle && !(potential > TIDE_GATE_GROWTH * g->potential);
+        if (ph->idle) { /* the block is complete: the last two of each kind decide */
+            g->idle = g->idle_next = g->nplan >= 2 && mean2(g->plan) > mean2(g->idle_s);
+            g->potential = potential;
+            return;
+        }
+        bool sample = g->nidle < 2 ? g->nplan >= 2 : g->since_idle >= TIDE_GATE_EXPLORE;
+        g->idle_next = sample && !sure;
+        if (g->idle_next) g->block = 0, g->since_idle = 0;
         return;
     }
-    if (mean2(g->plan) > mean2(g->idle_s)) {
-        g->idle = g->idle_next = true;
-        g->potential = potential;
+    if (ph->idle) { /* a probe only when the imbalance a plan could remove has grown */
+        g->idle_next = !(potential > TIDE_GATE_GROWTH * g->potential);
         return;
     }
-    g->idle_next = !sure && g->since_idle >= TIDE_GATE_EXPLORE;
+    if (!settled || !ph->predicted) { /* a probe runs until it has a settled plan sample */
+        g->idle_next = false;
+        return;
+    }
+    g->idle = g->idle_next = g->plan[0] > mean2(g->idle_s);
+    g->potential = potential;
 }

@@ -309,27 +309,31 @@ static bool gate_phase(tide_plan_gate *g, double score, double own, double mean)
 }
 
 /* Plans that cost more than they gain (1 GbE, 512 ranks: score 1.9 against an idle phase's 1.0):
- * an idle sample after each of the first two plans, then idle phases; a probe only once the
- * imbalance (own - mean) has grown 1.5-fold; a probe that wins brings the protocol back. */
+ * two plan samples (phases 0 and 1), an idle block of three phases (the first follows a plan:
+ * not a sample), then idle phases; a probe only once the imbalance (own - mean) has grown
+ * 1.5-fold, two protocol phases long (the first follows idle ones: not a sample); a probe that
+ * wins brings the protocol back. */
 static void gate_plans_lose(void)
 {
     tide_plan_gate g;
     tide_plan_gate_init(&g, true, false);
     CHECK(!g.idle_next);
-    int idle = 0, phases = 0;
-    for (; phases < 40; phases++) {
+    int idle = 0;
+    for (int phase = 0; phase < 40; phase++) {
         bool was = g.idle_next;
         idle += was;
         gate_phase(&g, was ? 1.0 : 1.9, 4.0, 1.3);
-        if (phases == 0 || phases == 2) CHECK(g.idle_next); /* the samples */
-        if (phases == 1) CHECK(!g.idle_next);
+        CHECK(g.idle_next == (phase >= 1));
+        CHECK(g.idle == (phase >= 4));
     }
-    CHECK(g.idle && idle == 38);           /* all but the two plan samples, phases 0 and 2 */
+    CHECK(idle == 38);                     /* all but the two plan samples */
     CHECK(gate_phase(&g, 1.0, 5.0, 1.3));  /* 3.7 < 1.5 x 2.7: still idle */
     CHECK(!gate_phase(&g, 1.0, 5.5, 1.3)); /* 4.2 >= 4.05: a probe */
+    CHECK(!gate_phase(&g, 0.2, 5.5, 1.3)); /* after idle phases: not a sample, the probe goes on */
     CHECK(gate_phase(&g, 1.5, 5.5, 1.3));  /* it lost (1.5 > 1.0): idle again */
     CHECK(gate_phase(&g, 1.0, 5.5, 1.3));  /* the same imbalance: no second probe */
     CHECK(!gate_phase(&g, 1.0, 8.0, 1.3)); /* grown again: a probe */
+    CHECK(!gate_phase(&g, 2.0, 8.0, 1.3));
     CHECK(!gate_phase(&g, 0.5, 8.0, 1.3)); /* it won: protocol phases */
     CHECK(!g.idle);
 }
@@ -344,19 +348,20 @@ static void gate_plans_win_surely(void)
         CHECK(!gate_phase(&g, -2.9, 4.0, 1.0));
 }
 
-/* Plans that win by less than that (score 0.8 against idle 1.2, 256 ranks): two samples of
- * each, then protocol phases with one idle phase after every TIDE_GATE_EXPLORE of them. */
+/* Plans that win by less than that (score 0.8 against idle 1.2, 256 ranks): two plan samples,
+ * an idle block of three, then protocol phases with another idle block after every
+ * TIDE_GATE_EXPLORE of them. */
 static void gate_plans_win(void)
 {
     tide_plan_gate g;
     tide_plan_gate_init(&g, true, false);
     int idle = 0;
-    for (int p = 0; p < 4 + 3 * (TIDE_GATE_EXPLORE + 1); p++) {
+    for (int p = 0; p < 5 + 2 * (TIDE_GATE_EXPLORE + 3); p++) {
         bool was = g.idle_next;
         idle += was;
         gate_phase(&g, was ? 1.2 : 0.8, 7.4, 2.2);
     }
-    CHECK(!g.idle && idle == 2 + 3);
+    CHECK(!g.idle && !g.idle_next && idle == 3 * 3);
 }
 
 /* Off (another strategy, TIDE_PLAN_GATE=off): never idle; alternate: every other phase. */
