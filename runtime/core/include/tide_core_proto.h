@@ -228,9 +228,10 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   phases); then, if the mean score of the last two plan samples is above that of the last two
  *   idle samples, it stays idle, else it returns to the protocol, with another idle block after
  *   every TIDE_GATE_EXPLORE protocol phases to keep its idle samples current.
- * - It takes no idle block after a plan sample that scored below 0: a phase without the
- *   protocol takes at least the heaviest rank's own load per worker, so such a plan won for sure
- *   (the paper's MxM: its plans score -2.9 s, an idle phase would take 4 s instead of 1).
+ * - It takes no idle block while one of the last two plan samples scored below 0: a phase
+ *   without the protocol takes at least the heaviest rank's own load per worker, so such a plan
+ *   won for sure (the paper's MxM: its plans score -2.9 s, an idle phase would take 4 s instead
+ *   of 1).
  * - While idle it probes (protocol phases until one settled plan sample) only when the imbalance
  *   a plan could remove (the heaviest rank's own load per worker minus the mean) has grown by
  *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the

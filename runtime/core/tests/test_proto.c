@@ -345,7 +345,9 @@ static void gate_plans_win_surely(void)
     tide_plan_gate g;
     tide_plan_gate_init(&g, true, false);
     for (int p = 0; p < 100; p++)
-        CHECK(!gate_phase(&g, -2.9, 4.0, 1.0));
+        CHECK(!gate_phase(&g, p == 50 ? 0.3 : -2.9, 4.0, 1.0)); /* one slow plan among them */
+    CHECK(!gate_phase(&g, 0.3, 4.0, 1.0)); /* the one before still won for sure */
+    CHECK(gate_phase(&g, 0.4, 4.0, 1.0));  /* two slow ones in a row: an idle block */
 }
 
 /* Plans that win by less than that (score 0.8 against idle 1.2, 256 ranks): two plan samples,
