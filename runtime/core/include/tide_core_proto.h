@@ -228,10 +228,14 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   phases); then, if the mean score of the last two plan samples is above that of the last two
  *   idle samples, it stays idle, else it returns to the protocol, with another idle block after
  *   every TIDE_GATE_EXPLORE protocol phases to keep its idle samples current.
- * - It takes no idle block while one of the last two plan samples scored below 0: a phase
- *   without the protocol takes at least the heaviest rank's own load per worker, so such a plan
- *   won for sure (the paper's MxM: its plans score -2.9 s, an idle phase would take 4 s instead
- *   of 1).
+ * - It takes no idle block while one of the last two plan samples is promising: it scored below
+ *   TIDE_GATE_WASTE times the imbalance a plan could remove (the heaviest rank's own load per
+ *   worker minus the mean). A score below 0 wins for sure, since a phase without the protocol
+ *   takes at least the heaviest rank's own load per worker (the paper's MxM: its plans score
+ *   -2.9 s, an idle phase would take 4 s instead of 1); an idle block costs up to the whole
+ *   imbalance per phase where the plans win. The fraction sits between measured cases in
+ *   tide-sim's Fig. 4 study: plans that lost to none wasted 0.4-0.8 of the imbalance (1 GbE, 256
+ *   and 512 ranks), plans in training that went on to win wasted at most 0.32.
  * - While idle it probes (protocol phases until one settled plan sample) only when the imbalance
  *   a plan could remove (the heaviest rank's own load per worker minus the mean) has grown by
  *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the
@@ -240,6 +244,7 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs. */
 enum { TIDE_GATE_EXPLORE = 32 };
 #define TIDE_GATE_GROWTH 1.5
+#define TIDE_GATE_WASTE 0.35
 
 typedef struct tide_plan_gate {
     bool on;        /* the strategy plans and the driver may run phases without its protocol */
@@ -247,6 +252,8 @@ typedef struct tide_plan_gate {
     bool idle;      /* idle mode: the plans measured slower than phases without them */
     bool idle_next; /* how the next phase runs */
     double plan[2], idle_s[2]; /* the last two scores of each kind, newest first */
+    bool promising[2];         /* the last two plan samples scored below TIDE_GATE_WASTE x the
+                                * imbalance (tide_plan_gate_end) */
     int nplan, nidle;
     int since_idle;   /* protocol phases since the last idle block began */
     int block;        /* idle samples of the current idle block */

@@ -221,13 +221,16 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         g->block++;
     } else if (settled && ph->predicted) {
         push(g->plan, &g->nplan, score);
+        g->promising[1] = g->promising[0];
+        g->promising[0] = score < TIDE_GATE_WASTE * potential;
     }
     if (!ph->idle) g->since_idle++;
     /* A phase without the protocol takes at least the heaviest rank's own load per worker
-     * (score 0): a plan that scored below it won for sure, and needs no idle phase to say so.
-     * Either of the last two: one slow plan in training (FDR, 128 ranks: +0.3 ms after -2.2,
-     * then -9) does not cost an idle block (there 3 phases of 16 ms instead of 6-9). */
-    bool sure = g->nplan > 0 && (g->plan[0] < 0 || (g->nplan > 1 && g->plan[1] < 0));
+     * (score 0): a plan that scored below it won for sure. One that scored below
+     * TIDE_GATE_WASTE of the imbalance it could remove is promising enough not to cost an idle
+     * block either (an idle phase costs up to the whole imbalance where plans win). Either of
+     * the last two: one slow plan in training does not start a block. */
+    bool sure = g->nplan > 0 && (g->promising[0] || (g->nplan > 1 && g->promising[1]));
     if (!g->idle) {
         if (ph->idle && g->block < 2) { /* an idle block goes on until it has two samples */
             g->idle_next = true;
