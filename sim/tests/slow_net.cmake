@@ -6,7 +6,7 @@
 # 3-5 ms, against none's phase that ends with one allreduce (libtide's inline phase). Every phase
 # after the TIDE_PRED_TRAIN phases of training takes at most LIMIT% of none's median phase or of
 # none's same phase, whichever is longer (a phase the plan gate runs without the protocol is
-# none's phase), and their sum is at least GAIN% below none's.
+# none's phase), and (EXPECT=plan) their sum is at least GAIN% below none's.
 # EXPECT=plan (default, 128 ranks): the plans pay and moved tasks. The workers run while proact
 # plans (TIDE_LB_START_EARLY: 9 tasks per worker, tide_proto_hold_own), the plan moves only
 # what is still queued, its sends leave from when it is made (the status's plan_at), and a
@@ -15,10 +15,11 @@
 # part) stop after a plan when a round costs more than a quarter of the planned work per worker
 # (proact.c, rounds_pay).
 # EXPECT=idle (256 ranks): even the uniform plan (proact.c, plan_kind) loses to none there (its
-# planned phases took 1.00-1.22x none's same phase): the plan gate (tide_core_proto.h) must
-# measure that and run the phases after training without the protocol, none's phases exactly
-# (within 1%), and moving nothing. Without the gate every planned phase after training was
-# slower than none's median.
+# planned phases took 1.00-1.15x none's same phase): the plan gate (tide_core_proto.h) must
+# measure that: its idle block samples the three phases after training (within 110% of none's;
+# the first starts skewed by the plan before it), and every later phase runs without the
+# protocol, none's phase within 1%, moving nothing. Without the gate every planned phase after
+# training was slower than none's median.
 include(${CMAKE_CURRENT_LIST_DIR}/micro.cmake)
 if(NOT DEFINED RANKS)
   set(RANKS 128)
@@ -65,18 +66,23 @@ foreach(p RANGE ${train} ${last})
   to_micro(t_u ${t})
   string(JSON t GET "${doc_none}" phases ${p} time)
   to_micro(none_u ${t})
-  set(bound ${limit})
-  math(EXPR same "${none_u} * ${LIMIT} / 100")
+  set(lim ${LIMIT})
+  math(EXPR block_end "${train} + 3")
+  if(EXPECT STREQUAL "idle" AND p LESS block_end)
+    set(lim 110) # the gate's idle block: its first phase starts skewed by the plan before
+  endif()
+  math(EXPR bound "${median} * ${lim} / 100")
+  math(EXPR same "${none_u} * ${lim} / 100")
   if(same GREATER bound)
     set(bound ${same})
   endif()
   list(APPEND took ${t_u})
   math(EXPR sum "${sum} + ${t_u}")
   if(t_u GREATER bound)
-    message(FATAL_ERROR "phase ${p}: ${LB} took ${t_u} us, over ${LIMIT}% of none's median "
+    message(FATAL_ERROR "phase ${p}: ${LB} took ${t_u} us, over ${lim}% of none's median "
                         "phase (${median} us) and of none's phase ${p} (${none_u} us)")
   endif()
-  if(EXPECT STREQUAL "idle")
+  if(EXPECT STREQUAL "idle" AND NOT p LESS block_end)
     math(EXPR hi "${none_u} * 101 / 100")
     math(EXPR lo "${none_u} * 99 / 100")
     if(t_u GREATER hi OR t_u LESS lo)
@@ -86,7 +92,7 @@ foreach(p RANGE ${train} ${last})
   endif()
 endforeach()
 math(EXPR bound "${none_sum} * (100 - ${GAIN}) / 100")
-if(sum GREATER bound)
+if(EXPECT STREQUAL "plan" AND sum GREATER bound)
   message(FATAL_ERROR "${LB}'s planned phases took ${sum} us, not ${GAIN}% below none's "
                       "${none_sum} us")
 endif()

@@ -234,8 +234,10 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   takes at least the heaviest rank's own load per worker (the paper's MxM: its plans score
  *   -2.9 s, an idle phase would take 4 s instead of 1); an idle block costs up to the whole
  *   imbalance per phase where the plans win. The fraction sits between measured cases in
- *   tide-sim's Fig. 4 study: plans that lost to none wasted 0.4-0.8 of the imbalance (1 GbE, 256
- *   and 512 ranks), plans in training that went on to win wasted at most 0.32.
+ *   tide-sim's Fig. 4 study and sim_slow_net_proact_256 (by the gate's time, before the
+ *   phase-end allreduce): plans in training that went on to win wasted 0.06-0.27, never two in
+ *   a row above 0.2 (FDR, 256 and 512 ranks), plans that lost to none 0.3-0.7 (1 GbE, 256 and
+ *   512 ranks; the test's 256 ranks: 0.3-0.45 from its fifth phase on).
  * - While idle it probes (protocol phases until one settled plan sample) only when the imbalance
  *   a plan could remove (the heaviest rank's own load per worker minus the mean) has grown by
  *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the
@@ -244,7 +246,7 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs. */
 enum { TIDE_GATE_EXPLORE = 32 };
 #define TIDE_GATE_GROWTH 1.5
-#define TIDE_GATE_WASTE 0.35
+#define TIDE_GATE_WASTE 0.2
 
 typedef struct tide_plan_gate {
     bool on;        /* the strategy plans and the driver may run phases without its protocol */
