@@ -71,7 +71,7 @@ void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums 
     int lim = (int)r->plan_limit;
     if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) out->limits[lim] = 1;
     if (r->threads > 0) threads = (int)r->threads;
-    out->L_ns = round(r->L * 1e9);
+    out->L_ns = (double)(int64_t)(r->L * 1e9 + 0.5); /* L >= 0; no libm call in a 1 us phase */
     out->workers = threads;
     out->predicted = r->L_pred >= 0;
     out->W_max = r->W;
