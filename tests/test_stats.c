@@ -168,6 +168,7 @@ static void json_document(const char *python, const char *path)
     for (int i = 0; i < 2; i++) {
         p1[i].L_pred = i ? 4.4 : 4;
         p1[i].L_unc = 0.1;
+        p1[i].L_suspect = i ? 0.6 : 0;
         p1[i].pred_source = TIDE_SRC_MODEL;
         p1[i].pred_model = TIDE_FEED_MODEL_RANK;
     }
@@ -192,6 +193,7 @@ static void json_document(const char *python, const char *path)
         "assert p[0]['L_pred'] is None and p[0]['pred_source'] is None, 'no prediction yet'\n"
         "assert p[1]['pred_source'] == ['rank', 'rank'], p[1]['pred_source']\n"
         "assert p[0]['W'] == [1, 3] and p[1]['L_pred'] == [4, 4.4], 'per-rank arrays'\n"
+        "assert p[0]['L_suspect'] is None and p[1]['L_suspect'] == [0, 0.6], 'suspect loads'\n"
         "assert s['pred_sources']['rank'] == 2, s['pred_sources']\n"
         "assert s['tasks_replicated'] == 3 and p[1]['replicated'] == [3, 0], 'replicas'\n"
         "assert d['config']['node_workers'] == 4 and d['config']['node_cores'] == 8, 'node'\n"

@@ -335,6 +335,7 @@ typedef struct tide_rank_record {
     double W, L, L_pred, task_max, time;
     double tasks, offloaded, received, bytes_sent;
     double L_unc;         /* uncertainty of L_pred (-1 without a prediction) */
+    double L_suspect;     /* how far a suspect last load is from L_pred (0: none) */
     double pred_source;   /* tide_pred_source of L_pred */
     double pred_model;    /* which model served when pred_source is "model": tide_feed_model */
     double plan_residual; /* proact: predicted load above the average after the plan */

@@ -94,6 +94,7 @@ static void fill_record(tide_protocol *cs)
     r->W = last > 0 ? last - rt->phase_start : 0;
     r->L_pred = rt->feed.load;
     r->L_unc = rt->feed.unc;
+    r->L_suspect = rt->feed.suspect;
     r->pred_source = rt->feed.source;
     r->pred_model = rt->feed.model_code;
     r->plan_residual = rt->plan_residual;

@@ -284,12 +284,14 @@ static void json_predictions(FILE *f, const tide_rank_record *r, int n)
     for (int i = 0; i < n; i++)
         if (r[i].L_pred < 0) have_pred = false;
     if (!have_pred) {
-        fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"pred_source\": null");
+        fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"L_suspect\": null, \"pred_source\": null");
         return;
     }
     json_array(f, "L_pred", r, n, offsetof(tide_rank_record, L_pred), false);
     fprintf(f, ", ");
     json_array(f, "L_unc", r, n, offsetof(tide_rank_record, L_unc), false);
+    fprintf(f, ", ");
+    json_array(f, "L_suspect", r, n, offsetof(tide_rank_record, L_suspect), false);
     fprintf(f, ", \"pred_source\": [");
     for (int i = 0; i < n; i++) {
         int k = served_kind(&r[i]);

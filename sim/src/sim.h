@@ -168,6 +168,7 @@ typedef struct sim_msg {
 /* The per-phase record every rank contributes to the statistics (runtime's tide_rank_record). */
 typedef struct sim_record {
     double W, L, L_run, L_pred, L_unc, task_max, time;
+    double L_suspect; /* how far a suspect last load is from L_pred (0: none) */
     double tasks, offloaded, received, cancelled, bytes_sent;
     double send_bw, sent_last, plan_transfer, reclaimed; /* transfer-aware plans (docs/stats.md) */
     int pred_kind; /* which model or baseline served L_pred (tide_feed_served), -1 none */

@@ -17,6 +17,7 @@ void sim_record_fill(sim_rank *R, sim_record *rec)
     rec->L_run = R->L_run;
     rec->L_pred = R->feed.load;
     rec->L_unc = R->feed.load >= 0 ? R->feed.unc : -1;
+    rec->L_suspect = R->feed.load >= 0 ? R->feed.suspect : 0;
     rec->pred_kind = tide_feed_served(R->feed.load, R->feed.source, R->feed.model_code);
     rec->task_max = R->task_max;
     rec->tasks = (double)R->phase_tasks;
@@ -71,12 +72,14 @@ static void array(FILE *f, const char *name, const std::vector<sim_record> &r, f
 static void predictions(FILE *f, const std::vector<sim_record> &r, bool have)
 {
     if (!have) {
-        fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"pred_source\": null");
+        fprintf(f, "\"L_pred\": null, \"L_unc\": null, \"L_suspect\": null, \"pred_source\": null");
         return;
     }
     array(f, "L_pred", r, &sim_record::L_pred, false);
     fprintf(f, ", ");
     array(f, "L_unc", r, &sim_record::L_unc, false);
+    fprintf(f, ", ");
+    array(f, "L_suspect", r, &sim_record::L_suspect, false);
     fprintf(f, ", \"pred_source\": [");
     for (size_t i = 0; i < r.size(); i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", tide_feed_served_name(r[i].pred_kind));
