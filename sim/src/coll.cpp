@@ -54,22 +54,25 @@ void sim_coll_free(void)
     slots_clear();
 }
 
-double sim_allgather_time(int P, double lat, double bw, double bytes)
+/* Recursive doubling's steps among P ranks: ceil(log2 P). */
+static int doubling_steps(int P)
 {
-    if (P < 2) return 0;
     int steps = 0;
     while ((1L << steps) < P)
         steps++;
-    return steps * lat + bytes * (P - 1) / P / bw;
+    return steps;
+}
+
+double sim_allgather_time(int P, double lat, double bw, double bytes)
+{
+    if (P < 2) return 0;
+    return doubling_steps(P) * lat + bytes * (P - 1) / P / bw;
 }
 
 double sim_allreduce_time(int P, double lat, double bw, double bytes)
 {
     if (P < 2) return 0;
-    int steps = 0;
-    while ((1L << steps) < P)
-        steps++;
-    return steps * (lat + bytes / bw);
+    return doubling_steps(P) * (lat + bytes / bw);
 }
 
 /* An allgather of `bytes` in all, or (reduce > 0) an allreduce of reduce bytes. */
