@@ -57,7 +57,6 @@ endforeach()
 list(SORT times COMPARE NATURAL)
 math(EXPR mid "${iters} / 2")
 list(GET times ${mid} median)
-math(EXPR limit "${median} * ${LIMIT} / 100")
 
 set(sum 0)
 set(took)

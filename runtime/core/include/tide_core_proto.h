@@ -237,7 +237,10 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   tide-sim's Fig. 4 study and sim_slow_net_proact_256 (by the gate's time, before the
  *   phase-end allreduce): plans in training that went on to win wasted 0.06-0.27, never two in
  *   a row above 0.2 (FDR, 256 and 512 ranks), plans that lost to none 0.3-0.7 (1 GbE, 256 and
- *   512 ranks; the test's 256 ranks: 0.3-0.45 from its fifth phase on).
+ *   512 ranks; the test's 256 ranks: 0.3-0.45 from its fifth phase on). The gate's time
+ *   leaves out what follows a rank's record, which is not the same for both kinds: 0.65 ms in
+ *   a protocol phase against about 0.42 (the allreduce) in an idle one at 256 simulated ranks
+ *   on 1 GbE, which is why cheaper plans (a closing barrier, docs/sim.md) fool the fraction.
  * - While idle it probes (protocol phases until one settled plan sample) only when the imbalance
  *   a plan could remove (the heaviest rank's own load per worker minus the mean) has grown by
  *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the
