@@ -434,6 +434,7 @@ static void reduced_sums(void)
             r[i].pred_source = TIDE_SRC_MODEL, r[i].pred_model = TIDE_FEED_MODEL_TASK;
             r[i].plan_limit = k % 4 == 0 ? -1 : (i + k) % TIDE_LB_LIMIT_COUNT;
             r[i].replicated = k % 6 == i;
+            r[i].gate_tail = 0.0001 * ((k + 2 * i) % 7);
             tide_phase_sums_of(&r[i], 2, &one[i]);
             one[i].step_hi = k + 1 + i, one[i].step_neg = -(k + 1 + i);
         }
@@ -442,6 +443,13 @@ static void reduced_sums(void)
         tide_phase_sums_add(&sums, &one[1]);
         CHECK(sums.step_hi == k + 3 && -sums.step_neg == k + 1, "steps %g and %g", sums.step_hi,
               -sums.step_neg);
+        /* the plan gate's tail: the longest, reduced or gathered (phase.c, gate_phase) */
+        double tail = fmax(r[0].gate_tail, fmax(r[1].gate_tail, r[2].gate_tail));
+        tide_phase_sums gathered;
+        tide_phase_sums_of_all(r, 3, 2, &gathered);
+        CHECK(tail > 0, "phase %d: no tail", k);
+        CHECK(sums.gate_tail == tail && gathered.gate_tail == tail, "phase %d: tail %g, %g, not %g",
+              k, sums.gate_tail, gathered.gate_tail, tail);
         CHECK_OK(tide_stats_add_phase(&all, r, 1, NULL));
         tide_phase_stats a, b;
         CHECK_OK(tide_stats_add_sums(&red, &sums, &r[1], &b));

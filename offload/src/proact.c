@@ -456,7 +456,9 @@ static int plan_kind(const tide_lb_view *v, bool per_task)
     return cost <= late * phase ? PLAN_WEIGHTED : PLAN_UNIFORM;
 }
 
-/* True when a plan was made (every rank had a prediction). */
+/* True when a plan was made: when every rank had a prediction, which the start statuses say
+ * alike on every rank (rounds_needed's answer rests on it: TIDE_LB_ROUNDS_AGREED). A plan that
+ * fails (out of memory) ends the run with one line rather than leave this rank planless. */
 static bool plan_and_send(const tide_lb_view *v, const tide_lb_actions *a)
 {
     proact_state *s = v->state;
@@ -481,7 +483,9 @@ static bool plan_and_send(const tide_lb_view *v, const tide_lb_actions *a)
     double known = kind == PLAN_UNIFORM && s->at[kind] <= 0 ? s->at[PLAN_NONE] : s->at[kind];
     s->ready_cap = kind == last || !(known > 0) ? INFINITY : known;
     s->kind = kind;
-    return kind == PLAN_WEIGHTED ? plan_weighted(v, a) : plan_uniform(v, a);
+    if (!(kind == PLAN_WEIGHTED ? plan_weighted(v, a) : plan_uniform(v, a)))
+        a->fatal(a->ctx, "proact: planning the phase failed (out of memory)");
+    return true;
 }
 
 /* proact_react's reactive rounds after a plan cost the phase about one round at its end: a
@@ -590,7 +594,7 @@ static const tide_lb_knob *const proact_knobs[] = {
 
 const tide_lb_ops tide_lb_proact = {.name = "proact",
                                     .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_PLANS |
-                                             TIDE_LB_START_EARLY,
+                                             TIDE_LB_START_EARLY | TIDE_LB_ROUNDS_AGREED,
                                     .state_size = sizeof(proact_state),
                                     .knobs = proact_knobs,
                                     .help = "proactive offloading from predicted loads",
@@ -601,7 +605,8 @@ const tide_lb_ops tide_lb_proact = {.name = "proact",
                                     .rounds_needed = proact_rounds_needed};
 const tide_lb_ops tide_lb_proact_react = {.name = "proact_react",
                                           .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS |
-                                                   TIDE_LB_PLANS | TIDE_LB_START_EARLY,
+                                                   TIDE_LB_PLANS | TIDE_LB_START_EARLY |
+                                                   TIDE_LB_ROUNDS_AGREED,
                                           .state_size = sizeof(proact_state),
                                           .knobs = proact_knobs,
                                           .help = "proactive plan plus reactive corrections",

@@ -349,6 +349,7 @@ typedef struct tide_rank_record {
     double L_run;         /* execution times of the tasks run here: own, received, replica copies */
     double threads;       /* its workers */
     double protocol;      /* 1: the phase ran the comm thread's protocol; 0: inline */
+    double gate_tail;     /* its last phase of this kind after the last record (rt->gate_tail) */
 } tide_rank_record;
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
@@ -367,6 +368,7 @@ typedef struct tide_phase_sums {
     double L_ns, workers, predicted; /* L in whole nanoseconds; threads; ranks with an L_pred */
     /* maxima from here (TIDE_PHASE_SUMS_MAX_FROM) */
     double W_max, task_max, time;
+    double gate_tail;         /* the plan gate's (tide_gate_phase.tail) */
     double own_load;          /* a rank's own load per worker, L / threads */
     double step_hi, step_neg; /* inline phases: the highest step and minus the lowest (phase.c) */
 } tide_phase_sums;
@@ -553,7 +555,8 @@ struct tide_rt {
      * taskwait before the phase starts. */
     bool hold_own;
     double last_phase_s; /* how long this rank's last phase took (taskwait to its end; an
-                          * inline phase without a trace: to its record, before the allgather) */
+                          * inline phase without a trace nor the plan gate: to its record, before
+                          * the allreduce) */
     /* What a plan needs of each own task of the phase, by its position (tide_task.pos), also
      * once the task started: written by tide_task_submit under local.lock, read by the comm
      * thread while the phase runs (predict.c: tide_predict_task_times). n: marks recorded for
@@ -573,6 +576,10 @@ struct tide_rt {
     atomic_bool inline_now;
     atomic_int inline_ended; /* inline phases the comm thread's protocol has not counted yet */
     tide_plan_gate gate;     /* written where a phase ends, read by the next tide_taskwait */
+    /* The plan gate's time of a phase (tide_core_proto.h, tide_gate_phase): last_record, the
+     * longest rank's time until its record (from the phase's sums); gate_tail, how long this
+     * rank's last phase of each kind (protocol, inline) went on after it (tide_taskwait). */
+    double last_record, gate_tail[2];
     /* The load model runs (TIDE_PREDICT; tide_predict_init): someone reads its predictions. */
     bool predicting;
     /* Set by a layer above the engine (the objects layer) that must be finalized first. */

@@ -112,6 +112,7 @@ static void fill_record(tide_protocol *cs)
     r->replicated = (double)rt->n_replicated;
     r->threads = rt->threads;
     r->protocol = !atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
+    r->gate_tail = rt->gate_tail[r->protocol == 0];
 }
 
 /* This rank's own work of the phase that is not over: tasks not completed, and replicas whose
@@ -222,8 +223,10 @@ static void gate_phase(tide_rt *rt, const tide_phase_sums *s, bool idle)
     tide_gate_phase ph = {.idle = idle,
                           .predicted = s->predicted == rt->size,
                           .time = s->time,
+                          .tail = s->gate_tail,
                           .own = s->own_load,
                           .mean = s->workers > 0 ? 1e-9 * s->L_ns / s->workers : 0};
+    rt->last_record = s->time;
     tide_plan_gate_end(&rt->gate, &ph);
 }
 

@@ -77,6 +77,7 @@ void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums 
     out->W_max = r->W;
     out->task_max = r->task_max;
     out->time = r->time;
+    out->gate_tail = r->gate_tail;
     out->own_load = threads > 0 ? r->L / threads : 0;
 }
 

@@ -289,10 +289,11 @@ int tide_taskwait(void)
         tide_pool_run_phase(rt);
     }
     /* An inline phase's record read the clock after its tasks (phase.c, fill_record); only
-     * the trace needs the end of the allgather too. */
-    double end = inline_now && !rt->trace ? rt->phase_end : tide_now();
+     * the trace and the plan gate need the end of the allreduce too. */
+    double end = inline_now && !rt->trace && !rt->gate.on ? rt->phase_end : tide_now();
     if (rt->trace) tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, end);
     rt->last_phase_s = end - rt->phase_start;
+    if (rt->gate.on) rt->gate_tail[inline_now] = rt->last_phase_s - rt->last_record;
     rt->phase++;
     atomic_store(&rt->in_taskwait, false);
     return TIDE_OK;

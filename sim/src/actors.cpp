@@ -205,13 +205,14 @@ static double round_turn(void *R, double t)
 }
 
 /* The numbers of the plan gate a rank adds to the phase-end allreduce (libtide: its
- * tide_phase_sums), now: its time until its record, own load per worker, whether it had a
- * prediction, its own load in whole nanoseconds, its workers. */
-enum { GATE_TIME, GATE_OWN, GATE_PREDICTED, GATE_L_NS, GATE_WORKERS, GATE_DOUBLES };
+ * tide_phase_sums), now: its time until its record, how long its last phase of this kind went on
+ * after the last rank's record (gate_tail), own load per worker, whether it had a prediction,
+ * its own load in whole nanoseconds, its workers. */
+enum { GATE_TIME, GATE_TAIL, GATE_OWN, GATE_PREDICTED, GATE_L_NS, GATE_WORKERS, GATE_DOUBLES };
 
-static void post_sums(sim_rank *R)
+static void post_sums(sim_rank *R, bool idle)
 {
-    double mine[GATE_DOUBLES] = {now() - R->phase_start, R->L / R->S->W,
+    double mine[GATE_DOUBLES] = {now() - R->phase_start, R->gate_tail[idle], R->L / R->S->W,
                                  R->feed.load >= 0 ? 1.0 : 0.0, std::round(R->L * 1e9),
                                  (double)R->S->W};
     sim_coll_post_reduce(R, mine, GATE_DOUBLES, TIDE_PROTO_SUMS_DOUBLES);
@@ -226,6 +227,7 @@ static void gate_phase(sim_rank *R, const double *all, bool idle)
     for (int i = 0; i < R->S->P; i++) {
         const double *v = all + (size_t)i * GATE_DOUBLES;
         ph.time = std::max(ph.time, v[GATE_TIME]);
+        ph.tail = std::max(ph.tail, v[GATE_TAIL]);
         ph.own = std::max(ph.own, v[GATE_OWN]);
         predicted += v[GATE_PREDICTED];
         L_ns += v[GATE_L_NS];
@@ -233,6 +235,7 @@ static void gate_phase(sim_rank *R, const double *all, bool idle)
     }
     ph.predicted = predicted == R->S->P;
     ph.mean = workers > 0 ? 1e-9 * L_ns / workers : 0;
+    R->last_record = ph.time;
     tide_plan_gate_end(&R->gate, &ph);
 }
 
@@ -249,7 +252,7 @@ static void run_inline_phase(sim_rank *R, sim_record *rec)
         sim_wait_event(R, INFINITY);
     sim_record_fill(R, rec);
     rec->protocol = false;
-    post_sums(R);
+    post_sums(R, true);
     const double *all = sim_coll_block(R);
     R->proto.nphases++; /* as libtide: the phase ran outside the core's state machine */
     if (R->gate.on) gate_phase(R, all, true);
@@ -322,7 +325,7 @@ static void run_phase(sim_rank *R, int p)
         }
         if (a.what & TIDE_PROTO_DO_POST_RECORDS) {
             sim_record_fill(R, &rec);
-            post_sums(R);
+            post_sums(R, false);
         }
         if (a.what & TIDE_PROTO_DO_FINISH) {
             if (R->gate.on) gate_phase(R, (const double *)in.all, false);
@@ -333,6 +336,7 @@ static void run_phase(sim_rank *R, int p)
      * learns the phase. */
     rec.time = now() - R->phase_start;
     R->last_phase_s = rec.time;
+    R->gate_tail[!rec.protocol] = rec.time - R->last_record;
     R->S->log[(size_t)R->phase][(size_t)R->id] = rec;
     R->running = false;
     R->plan_ready = false;

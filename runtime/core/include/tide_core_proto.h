@@ -11,7 +11,10 @@
  *   RUN without rounds: one status allgather once own work is done ─ END ─ records allgather;
  *       with the start sync, a barrier instead of that status allgather: the start sync's
  *       statuses already agreed on the phase, and no rank reads the end's
- *       (0.9 ms against 0.45 ms at 512 simulated ranks on 1 GbE)
+ *       (0.9 ms against 0.45 ms at 512 simulated ranks on 1 GbE). The same barrier ends a
+ *       phase with rounds that needs none, when the ranks agree on that by construction
+ *       (TIDE_LB_ROUNDS_AGREED and no round yet: every rank's first collective after BEGIN
+ *       is then its closing one)
  *   GATHER: the records arrived ─ FINISH (statistics, workers released, the model observes)
  * Every status record carries the rank's phase number (or, in the closing allgather only
  * libtide makes, the finalizing step: tide_proto_finalizing_step), and every arrived status set is
@@ -110,6 +113,8 @@ typedef struct tide_proto {
     int size;       /* ranks */
     bool sync;      /* TIDE_LB_PHASE_SYNC: a status allgather before phase_begin */
     bool rounds;    /* TIDE_LB_ROUNDS */
+    bool agreed;    /* TIDE_LB_ROUNDS_AGREED, with the start sync and rounds */
+    bool rounded;   /* a round's allgather was posted in this phase */
     double round_s; /* TIDE_ROUND_US, in seconds */
     tide_proto_turn_fn turn;
     void *turn_ctx;
@@ -208,7 +213,7 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
 /* The doubles of the phase-end allreduce of libtide's statistics (runtime/engine/internal.h,
  * tide_phase_sums, which checks the count): what a phase's end costs beside the end status, unless
  * rank 0 keeps every record (TIDE_STATS, TIDE_TRACE) and the records are allgathered. */
-#define TIDE_PROTO_SUMS_DOUBLES 31
+#define TIDE_PROTO_SUMS_DOUBLES 32
 
 /* ---- the plan gate: phases without the strategy's protocol where it does not pay ------------ *
  *
@@ -217,8 +222,14 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  * phase without it (libtide's inline phase) ends with one allreduce. Where its plans gain less
  * than that, the gate runs phases without the protocol ("idle" phases: as under none, nothing
  * moves, the load model still learns every rank's load). It judges a phase by its score: its
- * time minus its heaviest rank's own load per worker (what no balancing avoids), two maxima
- * over the ranks that every rank has after the phase's allreduce, so that all ranks decide alike.
+ * time minus its heaviest rank's own load per worker (what no balancing avoids), maxima over
+ * the ranks that every rank has after the phase's allreduce, so that all ranks decide alike. The
+ * time is the phase's as the application sees it: the longest rank's time until its record plus
+ * the tail, how long the last phase of the same kind went on after the last record (the
+ * phase-end allreduce, which a protocol phase's comm thread sees done at one of its turns;
+ * tide_gate_phase). Without the tail the two kinds were measured unlike: 0.65 ms followed the
+ * record in a protocol phase against 0.42 in an idle one at 256 simulated ranks on 1 GbE,
+ * enough for plans that lost to none to look ahead.
  *
  * - Only a settled phase is a sample: one after a phase of its own kind (a plan after idle
  *   phases has no fresh transfer rates nor plan costs, and the first idle phase follows a plan's
@@ -234,13 +245,10 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   takes at least the heaviest rank's own load per worker (the paper's MxM: its plans score
  *   -2.9 s, an idle phase would take 4 s instead of 1); an idle block costs up to the whole
  *   imbalance per phase where the plans win. The fraction sits between measured cases in
- *   tide-sim's Fig. 4 study and sim_slow_net_proact_256 (by the gate's time, before the
- *   phase-end allreduce): plans in training that went on to win wasted 0.06-0.27, never two in
- *   a row above 0.2 (FDR, 256 and 512 ranks), plans that lost to none 0.3-0.7 (1 GbE, 256 and
- *   512 ranks; the test's 256 ranks: 0.3-0.45 from its fifth phase on). The gate's time
- *   leaves out what follows a rank's record, which is not the same for both kinds: 0.65 ms in
- *   a protocol phase against about 0.42 (the allreduce) in an idle one at 256 simulated ranks
- *   on 1 GbE, which is why cheaper plans (a closing barrier, docs/sim.md) fool the fraction.
+ *   tide-sim's Fig. 4 study and sim_slow_net_proact_256 (docs/sim.md): plans in training that
+ *   went on to win scored -0.5 to 0.26 on FDR and Omni-Path (256 and 512 ranks) and 0.15,
+ *   -0.02, 0.37, 0.25 on 1 GbE (256 ranks), never two in a row at 0.3 or above; plans that lost
+ *   to none scored 0.49 and 0.65 (1 GbE, 512 ranks), 0.66 and 0.35 (the test's 256 ranks).
  * - While idle it probes (protocol phases until one settled plan sample) only when the imbalance
  *   a plan could remove (the heaviest rank's own load per worker minus the mean) has grown by
  *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the
@@ -249,7 +257,7 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs. */
 enum { TIDE_GATE_EXPLORE = 32 };
 #define TIDE_GATE_GROWTH 1.5
-#define TIDE_GATE_WASTE 0.2
+#define TIDE_GATE_WASTE 0.3
 
 typedef struct tide_plan_gate {
     bool on;        /* the strategy plans and the driver may run phases without its protocol */
@@ -271,6 +279,9 @@ typedef struct tide_gate_phase {
     bool idle;      /* it ran without the protocol */
     bool predicted; /* every rank had a predicted load */
     double time;    /* the longest rank's time until its record (before the allreduce) */
+    double tail;    /* the longest a rank's last phase of this kind went on after the last
+                     * record (the phase-end allreduce): the gate judges time + tail. One
+                     * phase late, 0 before the first of its kind */
     double own;     /* the heaviest rank's own load per worker */
     double mean;    /* all ranks' load per worker, L_total / workers */
 } tide_gate_phase;

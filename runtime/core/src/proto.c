@@ -16,6 +16,7 @@ void tide_proto_init(tide_proto *p, int size, unsigned lb_flags, double round_us
     p->size = size;
     p->sync = (lb_flags & TIDE_LB_PHASE_SYNC) != 0;
     p->rounds = (lb_flags & TIDE_LB_ROUNDS) != 0;
+    p->agreed = p->sync && p->rounds && (lb_flags & TIDE_LB_ROUNDS_AGREED);
     p->round_s = 1e-6 * round_us;
     p->turn = turn;
     p->turn_ctx = turn_ctx;
@@ -68,6 +69,7 @@ tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in)
     switch (p->state) {
     case TIDE_PROTO_IDLE:
         if (in->requested <= p->nphases) return act(0, NULL);
+        p->rounded = false;
         if (p->sync) {
             p->state = TIDE_PROTO_START_SYNC;
             return act(TIDE_PROTO_DO_OPEN | TIDE_PROTO_DO_POST_START, NULL);
@@ -91,6 +93,11 @@ tide_proto_action tide_proto_step(tide_proto *p, const tide_proto_input *in)
             (p->next_round == INFINITY ||
              in->now < (p->turn ? p->turn(p->turn_ctx, p->next_round) : p->next_round)))
             return act(0, NULL);
+        if (p->agreed && !p->rounded && p->next_round == INFINITY) {
+            p->state = TIDE_PROTO_END; /* every rank's closing collective: no rank reads it */
+            return act(TIDE_PROTO_DO_POST_BARRIER, NULL);
+        }
+        p->rounded = true;
         p->state = TIDE_PROTO_ROUND;
         return act(TIDE_PROTO_DO_POST_STATUS, NULL);
     case TIDE_PROTO_ROUND:
@@ -210,7 +217,7 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         g->idle_next = !ph->idle;
         return;
     }
-    double score = ph->time - ph->own, potential = ph->own - ph->mean;
+    double score = ph->time + ph->tail - ph->own, potential = ph->own - ph->mean;
     /* A phase after one of the other kind runs on state the other kind left (a plan after idle
      * phases has no fresh transfer rates nor plan costs; an idle phase follows a plan's moves):
      * only a settled phase, one after a phase of its own kind, is a sample. */
