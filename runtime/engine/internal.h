@@ -349,7 +349,7 @@ typedef struct tide_rank_record {
     double L_run;         /* execution times of the tasks run here: own, received, replica copies */
     double threads;       /* its workers */
     double protocol;      /* 1: the phase ran the comm thread's protocol; 0: inline */
-    double gate_tail;     /* its last phase of this kind after the last record (rt->gate_tail) */
+    double gate_tail; /* its last phase of this kind after the last record (tide_plan_gate_tail) */
 } tide_rank_record;
 
 #define TIDE_RECORD_DOUBLES (sizeof(tide_rank_record) / sizeof(double))
@@ -575,11 +575,9 @@ struct tide_rt {
      * phase starts; workers and the comm thread read it. */
     atomic_bool inline_now;
     atomic_int inline_ended; /* inline phases the comm thread's protocol has not counted yet */
-    tide_plan_gate gate;     /* written where a phase ends, read by the next tide_taskwait */
-    /* The plan gate's time of a phase (tide_core_proto.h, tide_gate_phase): last_record, the
-     * longest rank's time until its record (from the phase's sums); gate_tail, how long this
-     * rank's last phase of each kind (protocol, inline) went on after it (tide_taskwait). */
-    double last_record, gate_tail[2];
+    /* Written where a phase ends (tide_plan_gate_end) and when tide_taskwait returns
+     * (tide_plan_gate_ended), read by the next tide_taskwait and the next record. */
+    tide_plan_gate gate;
     /* The load model runs (TIDE_PREDICT; tide_predict_init): someone reads its predictions. */
     bool predicting;
     /* Set by a layer above the engine (the objects layer) that must be finalized first. */

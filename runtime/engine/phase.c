@@ -112,7 +112,7 @@ static void fill_record(tide_protocol *cs)
     r->replicated = (double)rt->n_replicated;
     r->threads = rt->threads;
     r->protocol = !atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
-    r->gate_tail = rt->gate_tail[r->protocol == 0];
+    r->gate_tail = tide_plan_gate_tail(&rt->gate, !r->protocol);
 }
 
 /* This rank's own work of the phase that is not over: tasks not completed, and replicas whose
@@ -226,7 +226,6 @@ static void gate_phase(tide_rt *rt, const tide_phase_sums *s, bool idle)
                           .tail = s->gate_tail,
                           .own = s->own_load,
                           .mean = s->workers > 0 ? 1e-9 * s->L_ns / s->workers : 0};
-    rt->last_record = s->time;
     tide_plan_gate_end(&rt->gate, &ph);
 }
 

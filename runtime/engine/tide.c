@@ -293,7 +293,7 @@ int tide_taskwait(void)
     double end = inline_now && !rt->trace && !rt->gate.on ? rt->phase_end : tide_now();
     if (rt->trace) tide_trace_phase(rt->trace, rt->phase, rt->phase_tasks, rt->phase_start, end);
     rt->last_phase_s = end - rt->phase_start;
-    if (rt->gate.on) rt->gate_tail[inline_now] = rt->last_phase_s - rt->last_record;
+    tide_plan_gate_ended(&rt->gate, inline_now, rt->last_phase_s);
     rt->phase++;
     atomic_store(&rt->in_taskwait, false);
     return TIDE_OK;

@@ -212,7 +212,7 @@ enum { GATE_TIME, GATE_TAIL, GATE_OWN, GATE_PREDICTED, GATE_L_NS, GATE_WORKERS, 
 
 static void post_sums(sim_rank *R, bool idle)
 {
-    double mine[GATE_DOUBLES] = {now() - R->phase_start, R->gate_tail[idle], R->L / R->S->W,
+    double mine[GATE_DOUBLES] = {now() - R->phase_start, tide_plan_gate_tail(&R->gate, idle), R->L / R->S->W,
                                  R->feed.load >= 0 ? 1.0 : 0.0, std::round(R->L * 1e9),
                                  (double)R->S->W};
     sim_coll_post_reduce(R, mine, GATE_DOUBLES, TIDE_PROTO_SUMS_DOUBLES);
@@ -235,7 +235,6 @@ static void gate_phase(sim_rank *R, const double *all, bool idle)
     }
     ph.predicted = predicted == R->S->P;
     ph.mean = workers > 0 ? 1e-9 * L_ns / workers : 0;
-    R->last_record = ph.time;
     tide_plan_gate_end(&R->gate, &ph);
 }
 
@@ -336,7 +335,7 @@ static void run_phase(sim_rank *R, int p)
      * learns the phase. */
     rec.time = now() - R->phase_start;
     R->last_phase_s = rec.time;
-    R->gate_tail[!rec.protocol] = rec.time - R->last_record;
+    tide_plan_gate_ended(&R->gate, !rec.protocol, rec.time);
     R->S->log[(size_t)R->phase][(size_t)R->id] = rec;
     R->running = false;
     R->plan_ready = false;

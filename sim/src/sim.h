@@ -238,10 +238,8 @@ typedef struct sim_rank {
     tide_host lb;
     /* the phase protocol's decisions (runtime/core: tide_core_proto.h; actors.cpp drives it) */
     tide_proto proto;
-    tide_plan_gate gate; /* whether its next phase runs the strategy's protocol (proto.c) */
-    double last_record;  /* seconds after phase_start at which the last rank posted its sums */
-    double gate_tail[2]; /* from then to the end of its last phase of each kind (protocol,
-                          * idle): the plan gate's time (actors.cpp, post_sums) */
+    tide_plan_gate gate; /* whether its next phase runs the strategy's protocol, and its tail
+                          * (proto.c) */
     /* the load model and the prediction of the running phase (predict.cpp) */
     tide_feed feed;
     /* counters of the phase */

@@ -254,7 +254,9 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the
  *   same phase under none, a probe may be. The probe's score against the idle samples decides
  *   again.
- * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs. */
+ * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs.
+ * tide_plan_gate_ended takes this rank's time of the phase as the application saw it, from which
+ * the gate keeps the rank's tail of each kind for the next phase's sums (tide_plan_gate_tail). */
 enum { TIDE_GATE_EXPLORE = 32 };
 #define TIDE_GATE_GROWTH 1.5
 #define TIDE_GATE_WASTE 0.3
@@ -272,6 +274,9 @@ typedef struct tide_plan_gate {
     int block;        /* idle samples of the current idle block */
     bool last_idle;   /* the last phase's kind (the first phase follows a protocol one) */
     double potential; /* the imbalance when it went idle or last probed */
+    double record;    /* the last phase's time until the last rank's record (tide_gate_phase) */
+    double tail[2];   /* this rank's last phase of each kind (protocol, idle) after the last
+                       * record: what it adds to the phase's sums (tide_plan_gate_tail) */
 } tide_plan_gate;
 
 /* One phase's numbers, the same on every rank (maxima and integer sums of its allreduce). */
@@ -291,6 +296,16 @@ typedef struct tide_gate_phase {
 void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate);
 bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, int ranks);
 void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph);
+/* The phase that tide_plan_gate_end judged is over on this rank after `phase_time` seconds (from
+ * its start to where the application goes on; idle: it ran without the protocol). */
+void tide_plan_gate_ended(tide_plan_gate *g, bool idle, double phase_time);
+
+/* What this rank adds to a phase's sums for the gate's tail (max over the ranks): how long its
+ * last phase of the same kind went on after the last rank's record, 0 before the first. */
+static inline double tide_plan_gate_tail(const tide_plan_gate *g, bool idle)
+{
+    return g->tail[idle];
+}
 
 /* ---- phase agreement (also libtide's inline phases and tide_finalize's closing allgather) --- */
 

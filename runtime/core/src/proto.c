@@ -213,6 +213,7 @@ static double mean2(const double *last2)
 void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
 {
     if (!g->on) return;
+    g->record = ph->time;
     if (g->alternate) {
         g->idle_next = !ph->idle;
         return;
@@ -263,4 +264,9 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
     }
     g->idle = g->idle_next = g->plan[0] > mean2(g->idle_s);
     g->potential = potential;
+}
+
+void tide_plan_gate_ended(tide_plan_gate *g, bool idle, double phase_time)
+{
+    if (g->on) g->tail[idle] = phase_time - g->record;
 }

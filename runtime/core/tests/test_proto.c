@@ -443,6 +443,39 @@ static void gate_tail_counts(void)
     CHECK(g.idle && idle == 10);
 }
 
+/* The same, with the tail kept by the gate as a driver keeps it (one rank): each phase's sums
+ * carry the tail of the last phase of its kind (0 before the first), and the phase ends its tail
+ * after its record. Plans recorded at 0.8 past the own load and ended 0.7 later, idle phases at
+ * 1.1 and 0.2: phase 0 scores 0.8 (no tail yet), then plans 1.5, the idle block's first phase
+ * (not a sample) 1.1, then 1.3: idle from phase 3 on. Without the tail, plans at 0.8 stay
+ * promising (below 0.3 x 2.7) and the gate never goes idle. */
+static void gate_tail_kept(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false);
+    CHECK(tide_plan_gate_tail(&g, false) == 0 && tide_plan_gate_tail(&g, true) == 0);
+    int idle = 0;
+    for (int p = 0; p < 12; p++) {
+        bool was = g.idle_next;
+        idle += was;
+        double record = 4.0 + (was ? 1.1 : 0.8);
+        tide_gate_phase ph = {.idle = was,
+                              .predicted = true,
+                              .time = record,
+                              .tail = tide_plan_gate_tail(&g, was),
+                              .own = 4.0,
+                              .mean = 1.3};
+        tide_plan_gate_end(&g, &ph);
+        tide_plan_gate_ended(&g, was, record + (was ? 0.2 : 0.7));
+        CHECK(fabs(tide_plan_gate_tail(&g, was) - (was ? 0.2 : 0.7)) < 1e-12);
+    }
+    CHECK(g.idle && idle == 9);
+    /* Off: nothing kept. */
+    tide_plan_gate_init(&g, false, false);
+    tide_plan_gate_ended(&g, false, 3.0);
+    CHECK(tide_plan_gate_tail(&g, false) == 0);
+}
+
 /* Off (another strategy, TIDE_PLAN_GATE=off): never idle; alternate: every other phase. */
 static void gate_off_and_alternate(void)
 {
@@ -467,6 +500,7 @@ int main(void)
     gate_plans_lose();
     gate_plans_win_surely();
     gate_tail_counts();
+    gate_tail_kept();
     gate_plans_win();
     gate_off_and_alternate();
     rounds_not_needed();
