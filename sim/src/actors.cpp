@@ -212,9 +212,9 @@ enum { GATE_TIME, GATE_TAIL, GATE_OWN, GATE_PREDICTED, GATE_L_NS, GATE_WORKERS, 
 
 static void post_sums(sim_rank *R, bool idle)
 {
-    double mine[GATE_DOUBLES] = {now() - R->phase_start, tide_plan_gate_tail(&R->gate, idle), R->L / R->S->W,
-                                 R->feed.load >= 0 ? 1.0 : 0.0, std::round(R->L * 1e9),
-                                 (double)R->S->W};
+    double mine[GATE_DOUBLES] = {now() - R->phase_start, tide_plan_gate_tail(&R->gate, idle),
+                                 R->L / R->S->W, R->feed.load >= 0 ? 1.0 : 0.0,
+                                 std::round(R->L * 1e9), (double)R->S->W};
     sim_coll_post_reduce(R, mine, GATE_DOUBLES, TIDE_PROTO_SUMS_DOUBLES);
 }
 
