@@ -1,8 +1,8 @@
-# cmake -DEXPECT=application|comm -DFILE=stats.json -P phase_driver.cmake -- command args...
-# Who runs the phases (TIDE_PHASE_DRIVER, docs/config.md): runs examples/hello (2 ranks, 10
-# phases, 800 tasks) with TIDE_STATS=FILE; the statistics must name EXPECT as the phase driver
-# and hold every rank's record of every phase (its tasks and a load), whichever thread gathered
-# them.
+# cmake -DEXPECT=application|comm -DFILE=stats.json [-DRANKS=2] -P phase_driver.cmake -- cmd...
+# Who runs the phases (TIDE_PHASE_DRIVER, docs/config.md): runs examples/hello (RANKS ranks, 10
+# phases, 64 tasks a phase on rank 0, 16 on the others) with TIDE_STATS=FILE; the statistics
+# must name EXPECT as the phase driver and hold every rank's record of every phase (its tasks and
+# a load), whichever thread gathered them.
 include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 file(REMOVE ${FILE})
 execute_process(COMMAND ${CMAKE_COMMAND} -E env TIDE_STATS=${FILE} ${cmd}
@@ -17,12 +17,17 @@ if(NOT driver STREQUAL EXPECT)
 endif()
 string(JSON nphases LENGTH "${doc}" phases)
 string(JSON tasks GET "${doc}" summary tasks)
-if(NOT nphases EQUAL 10 OR NOT tasks EQUAL 800)
-  message(FATAL_ERROR "${nphases} phases and ${tasks} tasks recorded, expected 10 and 800")
+if(NOT RANKS)
+  set(RANKS 2)
+endif()
+math(EXPR want "10 * (64 + 16 * (${RANKS} - 1))")
+if(NOT nphases EQUAL 10 OR NOT tasks EQUAL want)
+  message(FATAL_ERROR "${nphases} phases and ${tasks} tasks recorded, expected 10 and ${want}")
 endif()
 math(EXPR last "${nphases} - 1")
 foreach(p RANGE ${last})
-  foreach(r 0 1)
+  math(EXPR last_rank "${RANKS} - 1")
+  foreach(r RANGE ${last_rank})
     string(JSON n GET "${doc}" phases ${p} tasks ${r})
     string(JSON load GET "${doc}" phases ${p} L ${r})
     if(n EQUAL 0 OR NOT load GREATER 0)

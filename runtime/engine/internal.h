@@ -220,9 +220,10 @@ typedef struct tide_rt tide_rt;
  * the actions that give it the engine's services. Comm thread only after init. */
 int tide_lb_host_init(tide_rt *rt, char *err, size_t len);
 void tide_lb_host_free(tide_rt *rt);
-/* Whether the application thread runs each phase (TIDE_PHASE_DRIVER=auto and a strategy that
- * cannot act at all: no callback, no flag, so it never moves a task), for this configuration. */
-bool tide_lb_inline_phases(const tide_config *cfg);
+/* Whether the application thread runs each phase, for this configuration on `ranks` ranks
+ * (tide_proto_inline_phases: TIDE_PHASE_DRIVER=auto and a strategy that cannot act at all, or
+ * a single rank). */
+bool tide_lb_inline_phases(const tide_config *cfg, int ranks);
 /* The strategy's callbacks, each with a view made from the runtime (all: NULL when absent). */
 void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all);
 void tide_lb_round(tide_rt *rt, const tide_rank_status *all);

@@ -125,7 +125,7 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
     if (tide_host_init(&rt->lb, rt->cfg.lb, rt->cfg.lb_knob, nall, rt->cfg.seed, rt->rank, &actions,
                        &driver, err, len) != 0)
         return rt->lb.ops ? TIDE_ERR_NOMEM : TIDE_ERR_CONFIG;
-    rt->inline_phases = tide_lb_inline_phases(&rt->cfg);
+    rt->inline_phases = tide_lb_inline_phases(&rt->cfg, rt->size);
     tide_plan_gate_init(
         &rt->gate,
         tide_plan_gate_wanted(rt->lb.ops->flags, rt->cfg.phase_driver, rt->cfg.plan_gate, rt->size),
@@ -138,10 +138,9 @@ void tide_lb_host_free(tide_rt *rt)
     tide_host_free(&rt->lb);
 }
 
-bool tide_lb_inline_phases(const tide_config *cfg)
+bool tide_lb_inline_phases(const tide_config *cfg, int ranks)
 {
-    return cfg->phase_driver == TIDE_PHASE_DRIVER_AUTO &&
-           !tide_host_acts(tide_lb_ops_find(cfg->lb));
+    return tide_proto_inline_phases(tide_lb_ops_find(cfg->lb), cfg->phase_driver, ranks);
 }
 
 void tide_lb_phase_begin(tide_rt *rt, const tide_rank_status *all)

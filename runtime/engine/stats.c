@@ -270,7 +270,7 @@ static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads
             tide_solver_name(cfg->pred.solver),
             cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
             cfg->pred.spike, node->workers, node->cores, node->ranks,
-            tide_lb_inline_phases(cfg) ? "application" : "comm", TIDE_VERSION_MAJOR,
+            tide_lb_inline_phases(cfg, nranks) ? "application" : "comm", TIDE_VERSION_MAJOR,
             TIDE_VERSION_MINOR);
     fprintf(f, "  \"lb_knobs\": {");
     for (int k = 0; tide_config_lb_knob_name(k); k++)

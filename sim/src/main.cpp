@@ -190,8 +190,8 @@ int main(int argc, char **argv)
     S.cfg = &cfg;
     S.wl = &wl;
     S.ops = tide_lb_ops_find(cfg.tide.lb);
-    S.inline_phases = cfg.tide.phase_driver == TIDE_PHASE_DRIVER_AUTO && !tide_host_acts(S.ops);
     S.P = wl.ranks;
+    S.inline_phases = tide_proto_inline_phases(S.ops, cfg.tide.phase_driver, S.P);
     S.W = cfg.tide.threads || wl.threads < 1 ? sim_threads(&cfg) : wl.threads;
     if (cfg.tide.throttle_rank >= S.P) { /* as libtide's tide_init: the ranks are known only now */
         snprintf(err, sizeof err,

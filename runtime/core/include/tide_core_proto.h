@@ -291,6 +291,13 @@ typedef struct tide_gate_phase {
     double mean;    /* all ranks' load per worker, L_total / workers */
 } tide_gate_phase;
 
+/* Whether the driver runs every phase without the comm thread's protocol (libtide's inline
+ * phases, which tide-sim models): with TIDE_PHASE_DRIVER=auto, under a strategy that never acts
+ * (tide_host_acts) or on a single rank, where no strategy has another rank to move a task to
+ * (a one-rank phase through the protocol cost 17-19 us under react and proact against 0.3 us
+ * inline: docs/performance.md, section 15). */
+bool tide_proto_inline_phases(const tide_lb_ops *ops, int phase_driver, int ranks);
+
 /* on: the strategy's flags have TIDE_LB_PLANS, the phase driver is auto, TIDE_PLAN_GATE is not
  * off and there is more than one rank (tide_plan_gate_wanted). */
 void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate);

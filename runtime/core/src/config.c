@@ -120,7 +120,8 @@ static const tide_knob runtime_rows[] = {
      .kind = TIDE_KNOB_CHOICE,
      .def = "auto",
      .choices = phase_driver_names,
-     .help = "who runs a phase's protocol. `auto`: under a strategy that never acts (`none`), the "
+     .help = "who runs a phase's protocol. `auto`: under a strategy that never acts (`none`), "
+             "or under any strategy on a single rank (no other rank to move a task to), the "
              "application thread itself, in `tide_taskwait` (its tasks on the workers, then one "
              "allreduce of every rank's step and statistics, an allgather where rank 0 writes "
              "`TIDE_STATS` or `TIDE_TRACE`), so that an empty phase costs about one collective "

@@ -2,6 +2,7 @@
  * (runtime/engine/phase.c) and tide-sim's comm actor (sim/src/actors.cpp) both step. */
 #include "tide_core_proto.h"
 #include "tide_core_config.h"
+#include "tide_core_host.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -190,6 +191,11 @@ void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate)
     memset(g, 0, sizeof *g);
     g->on = on;
     g->alternate = on && alternate;
+}
+
+bool tide_proto_inline_phases(const tide_lb_ops *ops, int phase_driver, int ranks)
+{
+    return phase_driver == TIDE_PHASE_DRIVER_AUTO && (ranks == 1 || !tide_host_acts(ops));
 }
 
 bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, int ranks)

@@ -490,6 +490,13 @@ static void gate_off_and_alternate(void)
     CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_COMM, TIDE_PLAN_GATE_AUTO, 2));
     CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_OFF, 2));
     CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 1));
+    /* Inline phases: a strategy that never acts, or one rank, unless the comm thread is asked. */
+    const tide_lb_ops quiet = {.name = "quiet"}, acts = {.name = "acts", .flags = TIDE_LB_PLANS};
+    CHECK(tide_proto_inline_phases(&quiet, TIDE_PHASE_DRIVER_AUTO, 4));
+    CHECK(!tide_proto_inline_phases(&acts, TIDE_PHASE_DRIVER_AUTO, 2));
+    CHECK(tide_proto_inline_phases(&acts, TIDE_PHASE_DRIVER_AUTO, 1));
+    CHECK(!tide_proto_inline_phases(&acts, TIDE_PHASE_DRIVER_COMM, 1));
+    CHECK(!tide_proto_inline_phases(&quiet, TIDE_PHASE_DRIVER_COMM, 4));
     tide_plan_gate_init(&g, true, true);
     for (int p = 0; p < 10; p++)
         CHECK(gate_phase(&g, -5, 1, 0) == (p % 2 == 0));
