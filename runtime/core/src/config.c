@@ -149,7 +149,7 @@ static const tide_knob runtime_rows[] = {
              "`proact_react`), statistics or a trace are written (`TIDE_STATS`, `TIDE_TRACE`) or "
              "a tool is loaded (`TIDE_TOOL`); otherwise not, and `tide_stats_last_phase` gives "
              "`L_pred_self` -1 (Task Bench's `trivial` step on one rank: 0.76 -> 0.45 us, "
-             "docs/performance.md section 15). `on`: always, whatever the strategy",
+             "docs/archive/metg-notes.md). `on`: always, whatever the strategy",
      FIELD(predict)},
     {.name = "TIDE_ROUND_US",
      .kind = TIDE_KNOB_INT,
