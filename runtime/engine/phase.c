@@ -9,7 +9,7 @@
  *        (strategies with rounds), or one status allgather that each rank joins once its own
  *        tasks are complete (without; a barrier where the start sync already agreed on the
  *        phase): then no task of the phase is running or travelling
- *   the statistics: an iallreduce of the phase's sums over the ranks (tide_phase_sums: 31
+ *   the statistics: an iallreduce of the phase's sums over the ranks (tide_phase_sums: 32
  *   doubles, whatever the ranks), or where rank 0 keeps every record (TIDE_STATS, TIDE_TRACE)
  *   an iallgather of the records; then the workers are released.
  * tide_finalize ends with one more status allgather, marked finalizing.
