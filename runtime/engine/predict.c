@@ -77,14 +77,16 @@ static double phase_mhz(double now)
 }
 
 /* TIDE_PREDICT=auto: the model runs only for what reads its predictions (docs/config.md): a
- * strategy that plans from them, the statistics and the trace, a tool. Otherwise a phase skips
- * the feature capture, the prediction and the learning (the largest part of a fine-grained
- * phase's cost after the collective, docs/performance.md section 15). */
+ * strategy that plans from them on more than one rank, the statistics and the trace, a tool.
+ * Otherwise a phase skips the feature capture, the prediction and the learning (the largest part
+ * of a fine-grained phase's cost after the collective, docs/archive/metg-notes.md). */
 static bool model_read(const tide_rt *rt)
 {
     const tide_config *c = &rt->cfg;
-    return c->predict == TIDE_PREDICT_ON || (rt->lb.ops->flags & TIDE_LB_PLANS) ||
-           c->stats_path[0] || c->trace_path[0] || c->tool_path[0];
+    /* A strategy that plans reads the model, unless every phase runs inline (one rank). */
+    bool plans = (rt->lb.ops->flags & TIDE_LB_PLANS) && !rt->inline_phases;
+    return c->predict == TIDE_PREDICT_ON || plans || c->stats_path[0] || c->trace_path[0] ||
+           c->tool_path[0];
 }
 
 int tide_predict_init(tide_rt *rt, char *err, size_t len)

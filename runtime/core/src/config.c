@@ -146,7 +146,8 @@ static const tide_knob runtime_rows[] = {
      .choices = predict_names,
      .help = "whether the load model runs (task features collected, a prediction per phase, "
              "learning after it). `auto`: when a strategy plans from predictions (`proact`, "
-             "`proact_react`), statistics or a trace are written (`TIDE_STATS`, `TIDE_TRACE`) or "
+             "`proact_react`) on more than one rank, statistics or a trace are written "
+             "(`TIDE_STATS`, `TIDE_TRACE`) or "
              "a tool is loaded (`TIDE_TOOL`); otherwise not, and `tide_stats_last_phase` gives "
              "`L_pred_self` -1 (Task Bench's `trivial` step on one rank: 0.76 -> 0.45 us, "
              "docs/archive/metg-notes.md). `on`: always, whatever the strategy",
