@@ -648,8 +648,9 @@ void tide_predict_finalize(tide_rt *rt);
 void tide_predict_phase(tide_rt *rt);
 /* Per-task predictions of the phase exist (the task model's, or the cost hints). */
 bool tide_predict_task_ready(const tide_rt *rt);
-/* Feeds the finished phase's measured own load to the model (may retrain). */
-void tide_predict_observe(tide_rt *rt, double load);
+/* Feeds the finished phase's measured own load to the model (may retrain); count: the phases
+ * this rank has ended, this one included (the tool's phase index). */
+void tide_predict_observe(tide_rt *rt, double load, long count);
 void tide_predict_phase_ended(void);
 /* Per-task predicted times of the phase about to run, in local queue order, for the n queued
  * tasks. Returns false when there are none (not the task model, not trained, fell back). */

@@ -23,7 +23,10 @@
  * collectives. These collectives, the closing one of tide_finalize included, have the same shape
  * on every rank, so a mismatched rank still meets the others in one; where the steps differ,
  * every rank sees it in the same result and joins one more allgather, of the steps, that names
- * the ranks. The rest of a status serves only strategies that act.
+ * the ranks. The rest of a status serves only strategies that act. With TIDE_SYNC_EVERY=N > 1
+ * a rank holds its phases' steps and records and joins one collective of N elements every N
+ * phases (and in tide_finalize, with zero records at its finalizing step past the held ones):
+ * the same shapes on every rank again, checked element by element (docs/internals.md).
  *
  * The plan gate (tide_core_proto.h) runs some phases of proact and proact_react inline too,
  * when their plans measured slower than such phases: rt->inline_now says which kind this phase
@@ -67,10 +70,17 @@ struct tide_protocol {
     bool final_posted; /* the closing allgather of tide_finalize */
     bool final_checked;
     MPI_Request final_req;
-    /* rt->inline_phases with gathered records: the step (phase), then the record; this rank's
-     * and every rank's */
-    double fused_mine[FUSED_DOUBLES], *fused_all;
-    /* the phase's sums (!rt->log.gather): this rank's, every rank's combined */
+    /* The inline phases' collective: `every` phases per collective (TIDE_SYNC_EVERY where no
+     * task moves, else 1), `held` of them ended since the last one, with their steps and this
+     * rank's records. Where records are gathered, per phase the step then the record, this
+     * rank's [every] and every rank's [size][every]; else the sums, this rank's and every rank's
+     * combined [every]. */
+    int every, held;
+    double *held_step;
+    tide_rank_record *held_mine;
+    double *fused_mine, *fused_all;
+    tide_phase_sums *inline_mine, *inline_all;
+    /* a protocol phase's sums (!rt->log.gather): this rank's, every rank's combined */
     tide_phase_sums sums_mine, sums_all;
     MPI_Datatype sums_type;
     MPI_Op sums_op;
@@ -229,18 +239,25 @@ static void gate_phase(tide_rt *rt, const tide_phase_sums *s, bool idle)
     tide_plan_gate_end(&rt->gate, &ph);
 }
 
-/* The phase's statistics are every rank's (its records or its sums): the statistics and the plan
- * gate take them, and phase `count` (1 for the first) is over. */
-static void phase_record(tide_protocol *cs, int count, bool idle)
+/* A phase's statistics are every rank's (its records in cs->all, or its sums, with this rank's
+ * record): the log and tide_stats_last_phase take them. */
+static void phase_log(tide_protocol *cs, const tide_phase_sums *sums, const tide_rank_record *mine)
 {
     tide_rt *rt = cs->rt;
     int rc = rt->log.gather ? tide_stats_add_phase(&rt->log, cs->all, rt->rank, &rt->last)
-                            : tide_stats_add_sums(&rt->log, &cs->sums_all, &cs->mine, &rt->last);
+                            : tide_stats_add_sums(&rt->log, sums, mine, &rt->last);
     if (rc != TIDE_OK) tide_fatal("out of memory recording phase statistics");
+}
+
+/* Phase `count` (1 for the first) is over. The plan gate takes its agreed numbers (cs->all, or
+ * sums): where the gate is on, every phase is agreed as it ends. */
+static void phase_close(tide_protocol *cs, int count, bool idle, const tide_phase_sums *sums)
+{
+    tide_rt *rt = cs->rt;
     if (rt->gate.on) {
         tide_phase_sums gathered;
         if (rt->log.gather) tide_phase_sums_of_all(cs->all, rt->size, rt->threads, &gathered);
-        gate_phase(rt, rt->log.gather ? &gathered : &cs->sums_all, idle);
+        gate_phase(rt, rt->log.gather ? &gathered : sums, idle);
     }
     tide_predict_phase_ended();
     rt->running = false;
@@ -250,10 +267,11 @@ static void phase_record(tide_protocol *cs, int count, bool idle)
 static void phase_finish(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
-    phase_record(cs, cs->proto.nphases, false);
+    phase_log(cs, &cs->sums_all, &cs->mine);
+    phase_close(cs, cs->proto.nphases, false, &cs->sums_all);
     tide_workers_wake(rt);
     /* The application runs again: the model learns (and may retrain) meanwhile. */
-    tide_predict_observe(rt, cs->mine.L);
+    tide_predict_observe(rt, cs->mine.L, cs->proto.nphases);
 }
 
 /* Phase `phase` (0 for the first) starts: counters to zero, the prediction it is judged by. */
@@ -272,42 +290,81 @@ static void phase_open(tide_protocol *cs, int phase)
     rt->running = true;
 }
 
-/* An inline phase's collective, or tide_finalize's, with this rank's step (cs->step) and
- * statistics (cs->mine; zero in tide_finalize): gathered, every rank's step and record into
- * fused_all, or reduced, the sums into sums_all; the steps checked. */
+/* The step of element j of the inline collective: a held phase's, or past them this rank's
+ * current one (cs->step, tide_finalize's finalizing step). */
+static double element_step(const tide_protocol *cs, int j)
+{
+    return j < cs->held ? cs->held_step[j] : cs->step.phase;
+}
+
+/* Element j of the gathered inline collective into all_status and all (every rank's). */
+static void gathered_element(tide_protocol *cs, int j)
+{
+    for (int i = 0; i < cs->rt->size; i++) {
+        const double *f =
+            cs->fused_all + ((size_t)i * (size_t)cs->every + (size_t)j) * FUSED_DOUBLES;
+        cs->all_status[i] = (tide_rank_status){.phase = f[0]};
+        memcpy(&cs->all[i], f + FUSED_STEP, sizeof cs->all[i]);
+    }
+}
+
+/* The inline phases' collective, or tide_finalize's: one element per phase of a batch (`every`),
+ * the held phases' steps and records, and past them zero records at this rank's current step, so
+ * that every rank's collective has the same shape wherever each one is. Gathered, every rank's
+ * steps and records into fused_all, or reduced, the sums into inline_all; the steps checked
+ * element by element. */
 static void fused_exchange(tide_protocol *cs)
 {
+    static const tide_rank_record no_record;
     tide_rt *rt = cs->rt;
+    const int n = cs->every;
     if (rt->log.gather) {
-        cs->fused_mine[0] = cs->step.phase;
-        memcpy(cs->fused_mine + FUSED_STEP, &cs->mine, sizeof cs->mine);
-        if (rt->size == 1) /* a lone rank's collective is a copy (50 ns of a 1 us phase) */
-            memcpy(cs->fused_all, cs->fused_mine, sizeof cs->fused_mine);
-        else
-            MPI_Allgather(cs->fused_mine, FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all, FUSED_DOUBLES,
-                          MPI_DOUBLE, rt->coll_comm);
-        for (int i = 0; i < rt->size; i++) {
-            const double *f = cs->fused_all + (size_t)i * FUSED_DOUBLES;
-            cs->all_status[i] = (tide_rank_status){.phase = f[0]};
-            memcpy(&cs->all[i], f + FUSED_STEP, sizeof cs->all[i]);
+        for (int j = 0; j < n; j++) {
+            double *f = cs->fused_mine + (size_t)j * FUSED_DOUBLES;
+            f[0] = element_step(cs, j);
+            memcpy(f + FUSED_STEP, j < cs->held ? &cs->held_mine[j] : &no_record, sizeof no_record);
         }
-        check_phases(cs);
+        if (rt->size == 1) /* a lone rank's collective is a copy (50 ns of a 1 us phase) */
+            memcpy(cs->fused_all, cs->fused_mine, (size_t)n * FUSED_DOUBLES * sizeof(double));
+        else
+            MPI_Allgather(cs->fused_mine, n * FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all,
+                          n * FUSED_DOUBLES, MPI_DOUBLE, rt->coll_comm);
+        for (int j = 0; j < n; j++) {
+            gathered_element(cs, j);
+            check_phases(cs);
+        }
         return;
     }
-    tide_phase_sums_of(&cs->mine, rt->threads, &cs->sums_mine);
-    cs->sums_mine.step_hi = cs->step.phase;
-    cs->sums_mine.step_neg = -cs->step.phase;
+    for (int j = 0; j < n; j++) {
+        tide_phase_sums *m = &cs->inline_mine[j];
+        tide_phase_sums_of(j < cs->held ? &cs->held_mine[j] : &no_record, rt->threads, m);
+        m->step_hi = element_step(cs, j);
+        m->step_neg = -m->step_hi;
+    }
     if (rt->size == 1)
-        cs->sums_all = cs->sums_mine;
+        memcpy(cs->inline_all, cs->inline_mine, (size_t)n * sizeof *cs->inline_all);
     else
-        MPI_Allreduce(&cs->sums_mine, &cs->sums_all, 1, cs->sums_type, cs->sums_op, rt->coll_comm);
-    if (cs->sums_all.step_hi == -cs->sums_all.step_neg) return;
-    /* Every rank saw the same disagreement in the same sums: all join this allgather. */
-    double step = cs->step.phase, *steps = cs->fused_all;
-    MPI_Allgather(&step, 1, MPI_DOUBLE, steps, 1, MPI_DOUBLE, rt->coll_comm);
-    for (int i = 0; i < rt->size; i++)
-        cs->all_status[i] = (tide_rank_status){.phase = steps[i]};
-    phase_mismatch(cs);
+        MPI_Allreduce(cs->inline_mine, cs->inline_all, n, cs->sums_type, cs->sums_op,
+                      rt->coll_comm);
+    for (int j = 0; j < n; j++) {
+        if (cs->inline_all[j].step_hi == -cs->inline_all[j].step_neg) continue;
+        /* Every rank saw the same disagreement at the same element: all join this allgather of
+         * their steps there, which names the ranks. */
+        double step = element_step(cs, j), *steps = cs->fused_all;
+        MPI_Allgather(&step, 1, MPI_DOUBLE, steps, 1, MPI_DOUBLE, rt->coll_comm);
+        for (int i = 0; i < rt->size; i++)
+            cs->all_status[i] = (tide_rank_status){.phase = steps[i]};
+        phase_mismatch(cs);
+    }
+}
+
+/* The held phases agreed (fused_exchange): each into the log, in order. */
+static void log_held(tide_protocol *cs)
+{
+    for (int j = 0; j < cs->held; j++) {
+        if (cs->rt->log.gather) gathered_element(cs, j);
+        phase_log(cs, &cs->inline_all[j], &cs->held_mine[j]);
+    }
 }
 
 /* The core's state stays IDLE: the comm thread reads it (tide_protocol_idle), and for the comm
@@ -321,14 +378,20 @@ void tide_protocol_inline_end(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
-    cs->step = (tide_rank_status){.phase = rt->phase + 1};
     fill_record(cs);
-    fused_exchange(cs);
+    cs->held_step[cs->held] = rt->phase + 1;
+    cs->held_mine[cs->held++] = cs->mine;
+    /* Where the gate is on, every == 1: the gate takes this phase's agreed numbers below. */
+    if (cs->held == cs->every) {
+        fused_exchange(cs);
+        log_held(cs);
+        cs->held = 0;
+    }
     /* The phase ran outside the core's state machine, which the comm thread alone steps: it
      * counts the phase at its next turn (fold_inline). */
     atomic_fetch_add_explicit(&rt->inline_ended, 1, memory_order_release);
-    phase_record(cs, rt->phase + 1, true);
-    tide_predict_observe(rt, cs->mine.L);
+    phase_close(cs, rt->phase + 1, true, &cs->inline_all[0]);
+    tide_predict_observe(rt, cs->mine.L, rt->phase + 1);
 }
 
 /* The comm thread counts the inline phases into the core's phases (the step numbers). */
@@ -395,11 +458,13 @@ bool tide_protocol_closing_done(tide_protocol *cs)
         cs->step = (tide_rank_status){.phase = tide_proto_finalizing_step(cs->proto.nphases)};
         /* The closing collective has the shape of the next phase's first one, on every rank. */
         if (rt->inline_phases || rt->gate.idle_next) {
-            /* The shape of an inline phase's collective (record zero), and blocking as that one
-             * is: MPI matches no blocking collective with a nonblocking one. Nothing can arrive
-             * meanwhile: under a strategy that never acts no rank sends a message. */
-            memset(&cs->mine, 0, sizeof cs->mine);
+            /* The shape of an inline phase's collective (the phases still held, then zero
+             * records), and blocking as that one is: MPI matches no blocking collective with a
+             * nonblocking one. Nothing can arrive meanwhile: under a strategy that never acts no
+             * rank sends a message. */
             fused_exchange(cs);
+            log_held(cs);
+            cs->held = 0;
             cs->final_posted = cs->final_checked = true;
             cs->final_req = MPI_REQUEST_NULL; /* what the next call tests */
             return tide_transport_idle(rt);
@@ -427,11 +492,20 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
 {
     tide_protocol *cs = calloc(1, sizeof *cs);
     if (cs) {
+        /* Where the gate may hold phases idle (a strategy that acts), every phase is agreed as
+         * it ends: the gate compares each. */
+        size_t n = (size_t)(cs->every = rt->inline_phases && rt->size > 1 ? rt->cfg.sync_every : 1);
         cs->all_status = calloc((size_t)rt->size, sizeof *cs->all_status);
         cs->all = calloc((size_t)rt->size, sizeof *cs->all);
-        cs->fused_all = calloc((size_t)rt->size * FUSED_DOUBLES, sizeof(double));
+        cs->held_step = calloc(n, sizeof *cs->held_step);
+        cs->held_mine = calloc(n, sizeof *cs->held_mine);
+        cs->fused_mine = calloc(n * FUSED_DOUBLES, sizeof(double));
+        cs->fused_all = calloc((size_t)rt->size * n * FUSED_DOUBLES, sizeof(double));
+        cs->inline_mine = calloc(n, sizeof *cs->inline_mine);
+        cs->inline_all = calloc(n, sizeof *cs->inline_all);
     }
-    if (!cs || !cs->all_status || !cs->all || !cs->fused_all) {
+    if (!cs || !cs->all_status || !cs->all || !cs->held_step || !cs->held_mine || !cs->fused_mine ||
+        !cs->fused_all || !cs->inline_mine || !cs->inline_all) {
         tide_protocol_destroy(cs);
         return NULL;
     }
@@ -452,6 +526,11 @@ void tide_protocol_destroy(tide_protocol *cs)
     }
     free(cs->all_status);
     free(cs->all);
+    free(cs->held_step);
+    free(cs->held_mine);
+    free(cs->fused_mine);
     free(cs->fused_all);
+    free(cs->inline_mine);
+    free(cs->inline_all);
     free(cs);
 }

@@ -243,10 +243,10 @@ void tide_predict_phase_ended(void)
     pthread_mutex_unlock(&capture_lock);
 }
 
-void tide_predict_observe(tide_rt *rt, double load)
+void tide_predict_observe(tide_rt *rt, double load, long count)
 {
     if (!rt->predicting) return;
     tide_feed_tasks done = feed_tasks(&bufs[filling ^ 1]);
-    tide_feed_observe(&rt->feed, load, collect ? &done : NULL, rt->log.nphases,
+    tide_feed_observe(&rt->feed, load, collect ? &done : NULL, count,
                       rt->feed.freq ? phase_mhz(rt->phase_end) : 0);
 }

@@ -106,6 +106,19 @@ static int check_same_executable(tide_rt *rt)
 
 /* Rank 0 writes the statistics files: it creates them now, so that a path it cannot write fails
  * here rather than after the run. */
+/* TIDE_SYNC_EVERY sets the shape of the inline phases' collective (phase.c): every rank must
+ * give the same value, or the ranks would meet in collectives of different sizes. */
+static int check_same_sync(tide_rt *rt)
+{
+    int mine[2] = {rt->cfg.sync_every, -rt->cfg.sync_every}, most[2];
+    MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, rt->mpi_comm);
+    if (most[0] == -most[1]) return TIDE_OK;
+    return tide_fail(TIDE_ERR_CONFIG,
+                     "TIDE_SYNC_EVERY differs between ranks (from %d to %d); give every rank the "
+                     "same value",
+                     -most[1], most[0]);
+}
+
 static int open_outputs(tide_rt *rt)
 {
     if (rt->rank != 0) return TIDE_OK;
@@ -203,6 +216,7 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_trace_create(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK) rc = agree(rt, check_same_sync(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->cfg.check_exe)
         rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
     if (rc == TIDE_OK) rc = agree(rt, tide_fnid_init(), TIDE_ERR_STATE);
@@ -216,6 +230,11 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
         tide_lb_host_free(rt);
         return init_fail(rt, TIDE_ERR_CONFIG);
     }
+    if (rt->rank == 0 && rt->size > 1 && rt->cfg.sync_every > 1 && !rt->inline_phases)
+        fprintf(stderr,
+                "tide: warning: TIDE_SYNC_EVERY=%d applies where no task moves (TIDE_LB=none); "
+                "under %s the ranks agree at every phase\n",
+                rt->cfg.sync_every, rt->cfg.lb);
     rt->threads = rt->cfg.threads > 0 ? rt->cfg.threads : omp_get_max_threads();
     tide_node_probe(rt);
     rt->log.nranks = rt->size;
@@ -361,6 +380,11 @@ int tide_stats_last_phase(tide_phase_stats *out)
     if (!out) return tide_fail(TIDE_ERR_INVALID, "tide_stats_last_phase: out is NULL");
     if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_stats_last_phase before tide_init");
     if (rt->phase == 0) return tide_fail(TIDE_ERR_STATE, "no phase has completed yet");
+    if (rt->log.nphases == 0) /* TIDE_SYNC_EVERY > 1: the statistics come with the agreement */
+        return tide_fail(TIDE_ERR_STATE,
+                         "no phase agreed yet (TIDE_SYNC_EVERY=%d: the ranks first agree at the "
+                         "end of phase %d)",
+                         rt->cfg.sync_every, rt->cfg.sync_every - 1);
     *out = rt->last;
     return TIDE_OK;
 }

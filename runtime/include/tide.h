@@ -164,6 +164,10 @@ TIDE_API int tide_task_discard(tide_task *task);
  * of the phase on every rank has completed and its outputs are back in the origin's buffers.
  * Collective; call it from one thread per rank, outside any task.
  *
+ * Under a strategy that never moves a task (TIDE_LB=none) with TIDE_SYNC_EVERY=N > 1, it returns
+ * once this rank's tasks have completed, and the ranks agree (steps and statistics) every N
+ * phases instead (docs/config.md).
+ *
  * Between phases (after tide_taskwait returns, before the next one) the application may call MPI
  * as it likes, e.g. its own halo exchange, on any communicator: Tide needs MPI_THREAD_MULTIPLE
  * because its comm thread calls MPI at the same time, and it uses only its own duplicates of
@@ -182,7 +186,9 @@ TIDE_API const char *tide_strerror(int code);
 /* Detail of the last failure returned to this thread ("" when none). */
 TIDE_API const char *tide_last_error_message(void);
 
-/* What the last completed phase measured; identical on every rank. Times in seconds. */
+/* What the last completed phase measured; identical on every rank. Times in seconds. With
+ * TIDE_SYNC_EVERY=N > 1 (TIDE_LB=none) the last phase the ranks agreed on, every N phases: `phase`
+ * says which, and before the first agreement it fails with TIDE_ERR_STATE. */
 typedef struct tide_phase_stats {
     int phase;           /* 0-based */
     double W_max, W_avg; /* wallclock until workers ran out of work: max and mean over ranks */

@@ -94,6 +94,7 @@ static const struct {
     {"TIDE_TRACE_MAX_EVENTS", "tide-sim writes no timeline"},
     {"TIDE_OBJECTS_STATS", "tide-sim writes its rescheduling report to TIDE_STATS"},
     {"TIDE_VERBOSE", "tide-sim prints no diagnostics (the predictions' accuracy is in TIDE_STATS)"},
+    {"TIDE_SYNC_EVERY", "tide-sim's inline phases agree at every phase (one allreduce each)"},
 };
 
 static tide_config_knobs knobs;

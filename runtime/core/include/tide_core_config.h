@@ -56,6 +56,7 @@ typedef struct tide_config {
     int phase_driver;      /* TIDE_PHASE_DRIVER: tide_phase_driver */
     int plan_gate;         /* TIDE_PLAN_GATE: tide_plan_gate_mode */
     int predict;           /* TIDE_PREDICT: tide_predict_mode */
+    int sync_every;        /* TIDE_SYNC_EVERY: inline phases per agreement collective */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
     double lb_knob[TIDE_LB_KNOBS_MAX];
     tide_model_params pred; /* TIDE_PRED_*: the load model */
