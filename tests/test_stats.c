@@ -361,11 +361,24 @@ static void finalize_lines(void)
     tide_stats_free(&log);
     log = log_of(2);
     p[0].plan_limit = p[1].plan_limit = -1; /* no plan in any phase */
+    p[0].protocol = p[1].protocol = 1;      /* each through the comm thread's protocol */
     for (int k = 0; k < 3; k++)
         CHECK_OK(tide_stats_add_phase(&log, p, 0, NULL));
     n = print_lines(&log, &cfg, fits, out, sizeof out);
     CHECK(n == 3 && strstr(out, "\ntide: proact never planned: in these 3 phases ") &&
               strstr(out, "2 x TIDE_PRED_WINDOW + 2 = 10 phases"),
+          "%d lines:\n%s", n, out);
+    /* the plan gate held the last two idle (inline, no plan): finalize says so instead */
+    tide_stats_free(&log);
+    log = log_of(2);
+    for (int k = 0; k < 3; k++) {
+        p[0].protocol = p[1].protocol = k == 0;
+        CHECK_OK(tide_stats_add_phase(&log, p, 0, NULL));
+    }
+    n = print_lines(&log, &cfg, fits, out, sizeof out);
+    CHECK(n == 3 && strstr(out, "\ntide: proact never planned: its plan gate ran 2 of these 3 "
+                                "phases without the protocol (as under none), where a phase's "
+                                "protocol cost more than the imbalance a plan could remove"),
           "%d lines:\n%s", n, out);
     snprintf(cfg.lb, sizeof cfg.lb, "react");
     n = print_lines(&log, &cfg, fits, out, sizeof out);

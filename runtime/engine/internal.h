@@ -395,6 +395,8 @@ typedef struct tide_run_totals {
     long n_err, n_ape;
     long served[TIDE_SERVED_EXACT], predicted; /* rank-phases by who served (tide_core_feed.h) */
     long limits[TIDE_LB_LIMIT_COUNT], planned; /* rank-phases with a plan, by what stayed */
+    long inline_phases; /* phases run without the comm thread's protocol (every phase under
+                         * `none`; those the plan gate held idle under proact) */
 } tide_run_totals;
 
 /* Every rank's records of the phases: all of them where they are written at finalize (rank 0

@@ -235,7 +235,8 @@ static void gate_phase(tide_rt *rt, const tide_phase_sums *s, bool idle)
                           .time = s->time,
                           .tail = s->gate_tail,
                           .own = s->own_load,
-                          .mean = s->workers > 0 ? 1e-9 * s->L_ns / s->workers : 0};
+                          .mean = s->workers > 0 ? 1e-9 * s->L_ns / s->workers : 0,
+                          .busy = s->W_max};
     tide_plan_gate_end(&rt->gate, &ph);
 }
 

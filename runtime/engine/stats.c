@@ -211,6 +211,7 @@ static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tid
     }
     /* A rank whose own load fits within the ideal still needs the ideal's time. */
     s->unbalanced += fmax(sums->own_load, ps.ideal);
+    s->inline_phases += mine->protocol == 0; /* the same on every rank */
 }
 
 static void json_array(FILE *f, const char *name, const tide_rank_record *r, int n, size_t field,
@@ -441,7 +442,8 @@ static void print_oversubscribed(const tide_node_load *node, FILE *out)
             node->ranks, node->workers, node->cores, node->cores);
 }
 
-/* The warning when proact ran but never planned (every phase before its model could fit). */
+/* The warning when proact ran but never planned: the plan gate held its phases idle, or every
+ * phase came before its model could fit. */
 static void print_never_planned(const tide_phase_log *log, const tide_config *cfg,
                                 const tide_run_totals *s, FILE *out)
 {
@@ -449,6 +451,15 @@ static void print_never_planned(const tide_phase_log *log, const tide_config *cf
     if (!ops || !(ops->flags & TIDE_LB_PLANS) || log->nranks < 2 || log->nphases == 0 ||
         s->planned > 0)
         return;
+    if (s->inline_phases > 0) {
+        fprintf(out,
+                "tide: %s never planned: its plan gate ran %ld of these %d phases without the "
+                "protocol (as under none), where a phase's protocol cost more than the "
+                "imbalance a plan could remove (docs/offload-planner.md, \"The plan gate\"); "
+                "TIDE_PLAN_GATE=off plans every phase\n",
+                cfg->lb, s->inline_phases, log->nphases);
+        return;
+    }
     fprintf(out,
             "tide: proact never planned: in these %d phases its load model never had a "
             "prediction for every rank, so it reacted; the rank model fits after 2 x "

@@ -207,14 +207,24 @@ static double round_turn(void *R, double t)
 /* The numbers of the plan gate a rank adds to the phase-end allreduce (libtide: its
  * tide_phase_sums), now: its time until its record, how long its last phase of this kind went on
  * after the last rank's record (gate_tail), own load per worker, whether it had a prediction,
- * its own load in whole nanoseconds, its workers. */
-enum { GATE_TIME, GATE_TAIL, GATE_OWN, GATE_PREDICTED, GATE_L_NS, GATE_WORKERS, GATE_DOUBLES };
+ * its own load in whole nanoseconds, its workers, how long its workers had work (W). */
+enum {
+    GATE_TIME,
+    GATE_TAIL,
+    GATE_OWN,
+    GATE_PREDICTED,
+    GATE_L_NS,
+    GATE_WORKERS,
+    GATE_BUSY,
+    GATE_DOUBLES
+};
 
 static void post_sums(sim_rank *R, bool idle)
 {
     double mine[GATE_DOUBLES] = {now() - R->phase_start, tide_plan_gate_tail(&R->gate, idle),
                                  R->L / R->S->W, R->feed.load >= 0 ? 1.0 : 0.0,
-                                 std::round(R->L * 1e9), (double)R->S->W};
+                                 std::round(R->L * 1e9), (double)R->S->W,
+                                 R->last_done > 0 ? R->last_done - R->phase_start : 0};
     sim_coll_post_reduce(R, mine, GATE_DOUBLES, TIDE_PROTO_SUMS_DOUBLES);
 }
 
@@ -229,6 +239,7 @@ static void gate_phase(sim_rank *R, const double *all, bool idle)
         ph.time = std::max(ph.time, v[GATE_TIME]);
         ph.tail = std::max(ph.tail, v[GATE_TAIL]);
         ph.own = std::max(ph.own, v[GATE_OWN]);
+        ph.busy = std::max(ph.busy, v[GATE_BUSY]);
         predicted += v[GATE_PREDICTED];
         L_ns += v[GATE_L_NS];
         workers += v[GATE_WORKERS];

@@ -249,6 +249,14 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   went on to win scored -0.5 to 0.26 on FDR and Omni-Path (256 and 512 ranks) and 0.15,
  *   -0.02, 0.37, 0.25 on 1 GbE (256 ranks), never two in a row at 0.3 or above; plans that lost
  *   to none scored 0.49 and 0.65 (1 GbE, 512 ranks), 0.66 and 0.35 (the test's 256 ranks).
+ * - It goes idle at once, without samples, after a protocol phase whose protocol alone cost more
+ *   than any plan could gain: time + tail - busy (the phase beyond its longest-working rank's
+ *   workers: the status allgathers, rounds, the records) above own - mean (the imbalance a plan
+ *   could remove). A plan phase takes at least the mean load per worker plus its protocol, so it
+ *   cannot beat a phase without one (at least own). tide-sim at 1024 ranks on 1 GbE: the first
+ *   phase (the reactive fallback, no moves) took 6.27 ms, its workers 2.56 ms, against an
+ *   imbalance of 1.68 ms; its plan samples then cost 1.4x none's phases each. At 256 and 512
+ *   ranks the first phase's protocol cost 1.6 and 1.85 ms against 5.33 and 3.05: no change.
  * - While idle it probes (protocol phases until one settled plan sample) only when the imbalance
  *   a plan could remove (the heaviest rank's own load per worker minus the mean) has grown by
  *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the
@@ -289,6 +297,7 @@ typedef struct tide_gate_phase {
                      * phase late, 0 before the first of its kind */
     double own;     /* the heaviest rank's own load per worker */
     double mean;    /* all ranks' load per worker, L_total / workers */
+    double busy;    /* the longest a rank's workers had work (W, from the phase's start) */
 } tide_gate_phase;
 
 /* Whether the driver runs every phase without the comm thread's protocol (libtide's inline

@@ -245,6 +245,13 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
      * block either (an idle phase costs up to the whole imbalance where plans win). Either of
      * the last two: one slow plan in training does not start a block. */
     bool sure = g->nplan > 0 && (g->promising[0] || (g->nplan > 1 && g->promising[1]));
+    /* A plan phase takes at least the mean load per worker plus its protocol: where the protocol
+     * alone cost more than the imbalance a plan could remove, no plan beats an idle phase. */
+    if (!g->idle && !ph->idle && !sure && ph->time + ph->tail - ph->busy > potential) {
+        g->idle = g->idle_next = true;
+        g->potential = potential;
+        return;
+    }
     if (!g->idle) {
         if (ph->idle && g->block < 2) { /* an idle block goes on until it has two samples */
             g->idle_next = true;

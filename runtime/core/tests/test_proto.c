@@ -348,7 +348,7 @@ static void mismatch(void)
  */
 
 /* One phase through the gate, as it ran (idle or not): time + tail = own + score, tail of its
- * kind as given. Returns idle_next. */
+ * kind as given, workers busy for the heaviest rank's own load. Returns idle_next. */
 static bool gate_phase_tail(tide_plan_gate *g, double score, double own, double mean, double tail)
 {
     tide_gate_phase ph = {.idle = g->idle_next,
@@ -356,7 +356,8 @@ static bool gate_phase_tail(tide_plan_gate *g, double score, double own, double 
                           .time = own + score - tail,
                           .tail = tail,
                           .own = own,
-                          .mean = mean};
+                          .mean = mean,
+                          .busy = own};
     tide_plan_gate_end(g, &ph);
     return g->idle_next;
 }
@@ -394,6 +395,36 @@ static void gate_plans_lose(void)
     CHECK(!gate_phase(&g, 2.0, 8.0, 1.3));
     CHECK(!gate_phase(&g, 0.5, 8.0, 1.3)); /* it won: protocol phases */
     CHECK(!g.idle);
+}
+
+/* A protocol phase whose protocol alone cost more than the imbalance a plan could remove
+ * (tide-sim, 1024 ranks on 1 GbE: the first phase took 6.27 ms, its workers 2.56, against an
+ * imbalance of 2.18 - 0.50): idle at once, no plan samples; a probe later only once the
+ * imbalance has grown 1.5-fold. Where the protocol cost less (512 ranks: 6.38 against workers'
+ * 4.53 and an imbalance of 4.04 - 0.99), the gate samples plans as before. */
+static void gate_protocol_hopeless(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false);
+    tide_gate_phase first = {
+        .idle = false, .predicted = false, .time = 6.27, .own = 2.18, .mean = 0.50, .busy = 2.56};
+    tide_plan_gate_end(&g, &first);
+    CHECK(g.idle && g.idle_next);
+    for (int p = 0; p < 10; p++) /* idle phases of none's time: no probe */
+        CHECK(gate_phase(&g, 0.5, 2.18, 0.50));
+    CHECK(!gate_phase(&g, 0.5, 3.5, 0.50)); /* 3.0 >= 1.5 x 1.68: a probe */
+
+    tide_plan_gate_init(&g, true, false);
+    tide_gate_phase wide = {
+        .idle = false, .predicted = false, .time = 6.38, .own = 4.04, .mean = 0.99, .busy = 4.53};
+    tide_plan_gate_end(&g, &wide);
+    CHECK(!g.idle && !g.idle_next);
+    /* the same first phase whose workers were busy as long as the heaviest own load: its
+     * protocol (6.38 - 4.04 = 2.34) still below the imbalance (3.05) */
+    wide.busy = wide.own;
+    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_end(&g, &wide);
+    CHECK(!g.idle_next);
 }
 
 /* Plans that beat the bound no phase without them can (score < 0: faster than the heaviest
@@ -464,7 +495,8 @@ static void gate_tail_kept(void)
                               .time = record,
                               .tail = tide_plan_gate_tail(&g, was),
                               .own = 4.0,
-                              .mean = 1.3};
+                              .mean = 1.3,
+                              .busy = 4.0};
         tide_plan_gate_end(&g, &ph);
         tide_plan_gate_ended(&g, was, record + (was ? 0.2 : 0.7));
         CHECK(fabs(tide_plan_gate_tail(&g, was) - (was ? 0.2 : 0.7)) < 1e-12);
@@ -505,6 +537,7 @@ static void gate_off_and_alternate(void)
 int main(void)
 {
     gate_plans_lose();
+    gate_protocol_hopeless();
     gate_plans_win_surely();
     gate_tail_counts();
     gate_tail_kept();
