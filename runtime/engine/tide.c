@@ -104,8 +104,6 @@ static int check_same_executable(tide_rt *rt)
     return TIDE_OK;
 }
 
-/* Rank 0 writes the statistics files: it creates them now, so that a path it cannot write fails
- * here rather than after the run. */
 /* TIDE_SYNC_EVERY sets the shape of the inline phases' collective (phase.c): every rank must
  * give the same value, or the ranks would meet in collectives of different sizes. */
 static int check_same_sync(tide_rt *rt)
@@ -119,6 +117,8 @@ static int check_same_sync(tide_rt *rt)
                      -most[1], most[0]);
 }
 
+/* Rank 0 writes the statistics files: it creates them now, so that a path it cannot write fails
+ * here rather than after the run. */
 static int open_outputs(tide_rt *rt)
 {
     if (rt->rank != 0) return TIDE_OK;

@@ -166,19 +166,22 @@ static const tide_knob runtime_rows[] = {
      .def = "1",
      .min = 1,
      .max = 4096,
-     .help = "phases per agreement where the application thread runs the phases on several "
-             "ranks (a strategy that never acts, `none`: `TIDE_PHASE_DRIVER`). 1: one allreduce "
-             "at every `tide_taskwait`, which returns on every rank together, and "
-             "`tide_stats_last_phase` describes the phase just ended. N > 1: `tide_taskwait` "
-             "returns once this rank's tasks are done, and one collective of N elements agrees "
-             "on N phases' steps and statistics (ranks may run up to N phases apart, as MPI "
-             "ranks do between their own messages; a fine-grained phase then costs its tasks "
-             "alone: docs/performance.md, section 14); `tide_stats_last_phase` describes the "
-             "last agreed phase (its `phase` says which; `TIDE_ERR_STATE` before the first "
-             "agreement), and a rank that calls `tide_taskwait` more or fewer times is named at "
-             "the next agreement or in `tide_finalize`. Every rank must give the same value "
-             "(checked at init). Strategies that move tasks agree at every phase whatever it "
-             "says (a line at `tide_init` says so)",
+     .help =
+         "phases per agreement where the application thread runs the phases on several "
+         "ranks (a strategy that never acts, `none`: `TIDE_PHASE_DRIVER`). 1: one allreduce "
+         "at every `tide_taskwait`, which returns on every rank together, and "
+         "`tide_stats_last_phase` describes the phase just ended. N > 1: `tide_taskwait` "
+         "returns once this rank's tasks are done, and one collective of N elements agrees "
+         "on N phases' steps and statistics (ranks may run up to N phases apart, as MPI "
+         "ranks do between their own messages; a fine-grained phase then costs its tasks "
+         "alone: docs/performance.md, section 14); `tide_stats_last_phase` describes the "
+         "last agreed phase (its `phase` says which; `TIDE_ERR_STATE` before the first "
+         "agreement), and a rank that calls `tide_taskwait` more or fewer times is named at "
+         "the next agreement or in `tide_finalize`. Where the records are gathered "
+         "(`TIDE_STATS`, `TIDE_TRACE`) each rank holds ranks x N x 208 bytes of them (1024 "
+         "ranks x 64: 13.6 MB), else N x 256 bytes of sums. Every rank must give the same value "
+         "(checked at init). Strategies that move tasks agree at every phase whatever it "
+         "says (a line at `tide_init` says so)",
      FIELD(sync_every)},
     {.name = "TIDE_TOOL",
      .kind = TIDE_KNOB_PATH,
