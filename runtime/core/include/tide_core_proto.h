@@ -259,8 +259,12 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   ranks the first phase's protocol cost 1.6 and 1.85 ms against 5.33 and 3.05: no change.
  * - While idle it probes (protocol phases until one settled plan sample) only when the imbalance
  *   a plan could remove (the heaviest rank's own load per worker minus the mean) has grown by
- *   TIDE_GATE_GROWTH since it went idle or last probed: an idle phase is never slower than the
- *   same phase under none, a probe may be. The probe's score against the idle samples decides
+ *   TIDE_GATE_GROWTH since it went idle or last probed, and beyond the last protocol phase's
+ *   protocol alone (overhead: time + tail - busy; by the rule above no plan wins below it): an
+ *   idle phase is never slower than the same phase under none, a probe may be. Without the
+ *   second condition, phases of a few microseconds probed on noise: Task Bench's `trivial` on 2
+ *   ranks (equal loads, imbalances of nanoseconds) ran 307 of 4000 phases through the protocol,
+ *   17 us each against 0.8 us idle. The probe's score against the idle samples decides
  *   again.
  * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs.
  * tide_plan_gate_ended takes this rank's time of the phase as the application saw it, from which
@@ -282,6 +286,8 @@ typedef struct tide_plan_gate {
     int block;        /* idle samples of the current idle block */
     bool last_idle;   /* the last phase's kind (the first phase follows a protocol one) */
     double potential; /* the imbalance when it went idle or last probed */
+    double overhead;  /* the last protocol phase beyond its longest-working rank's workers:
+                       * time + tail - busy (its protocol: status allgathers, rounds, records) */
     double record;    /* the last phase's time until the last rank's record (tide_gate_phase) */
     double tail[2];   /* this rank's last phase of each kind (protocol, idle) after the last
                        * record: what it adds to the phase's sums (tide_plan_gate_tail) */

@@ -238,7 +238,10 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         g->promising[1] = g->promising[0];
         g->promising[0] = score < TIDE_GATE_WASTE * potential;
     }
-    if (!ph->idle) g->since_idle++;
+    if (!ph->idle) {
+        g->since_idle++;
+        g->overhead = ph->time + ph->tail - ph->busy;
+    }
     /* A phase without the protocol takes at least the heaviest rank's own load per worker
      * (score 0): a plan that scored below it won for sure. One that scored below
      * TIDE_GATE_WASTE of the imbalance it could remove is promising enough not to cost an idle
@@ -247,7 +250,7 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
     bool sure = g->nplan > 0 && (g->promising[0] || (g->nplan > 1 && g->promising[1]));
     /* A plan phase takes at least the mean load per worker plus its protocol: where the protocol
      * alone cost more than the imbalance a plan could remove, no plan beats an idle phase. */
-    if (!g->idle && !ph->idle && !sure && ph->time + ph->tail - ph->busy > potential) {
+    if (!g->idle && !ph->idle && !sure && g->overhead > potential) {
         g->idle = g->idle_next = true;
         g->potential = potential;
         return;
@@ -267,8 +270,9 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         if (g->idle_next) g->block = 0, g->since_idle = 0;
         return;
     }
-    if (ph->idle) { /* a probe only when the imbalance a plan could remove has grown */
-        g->idle_next = !(potential > TIDE_GATE_GROWTH * g->potential);
+    if (ph->idle) { /* a probe only when the imbalance a plan could remove has grown, beyond
+                     * what the last protocol phase's protocol alone cost */
+        g->idle_next = !(potential > TIDE_GATE_GROWTH * g->potential && potential > g->overhead);
         return;
     }
     if (!settled || !ph->predicted) { /* a probe runs until it has a settled plan sample */

@@ -412,7 +412,9 @@ static void gate_protocol_hopeless(void)
     CHECK(g.idle && g.idle_next);
     for (int p = 0; p < 10; p++) /* idle phases of none's time: no probe */
         CHECK(gate_phase(&g, 0.5, 2.18, 0.50));
-    CHECK(!gate_phase(&g, 0.5, 3.5, 0.50)); /* 3.0 >= 1.5 x 1.68: a probe */
+    /* 3.0 >= 1.5 x 1.68, but below the protocol alone (6.27 - 2.56 = 3.71): no plan could win */
+    CHECK(gate_phase(&g, 0.5, 3.5, 0.50));
+    CHECK(!gate_phase(&g, 0.5, 4.5, 0.50)); /* 4.0 above both: a probe */
 
     tide_plan_gate_init(&g, true, false);
     tide_gate_phase wide = {
@@ -425,6 +427,29 @@ static void gate_protocol_hopeless(void)
     tide_plan_gate_init(&g, true, false);
     tide_plan_gate_end(&g, &wide);
     CHECK(!g.idle_next);
+}
+
+/* Phases of microseconds (Task Bench's `trivial` on 2 ranks: equal loads; a protocol phase 17 us,
+ * an idle one 0.8): the first protocol phase sends the gate idle, and the imbalance's noise, which
+ * grows 1.5-fold from phase to phase, starts no probe while it stays below the protocol alone
+ * (16.5 us); an imbalance above it does. */
+static void gate_probe_noise(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false);
+    tide_gate_phase first = {.idle = false,
+                             .predicted = false,
+                             .time = 17e-6,
+                             .own = 0.4e-6,
+                             .mean = 0.4e-6,
+                             .busy = 0.5e-6};
+    tide_plan_gate_end(&g, &first);
+    CHECK(g.idle && g.idle_next);
+    double noise[] = {1e-9, 2e-9, 5e-9, 50e-9, 0.3e-6, 2e-6, 9e-6, 16e-6};
+    /* every one above 1.5x the imbalance when it went idle (0) */
+    for (size_t k = 0; k < sizeof noise / sizeof noise[0]; k++)
+        CHECK(gate_phase(&g, 0.4e-6, 0.4e-6 + noise[k], 0.4e-6));
+    CHECK(!gate_phase(&g, 0.4e-6, 0.4e-6 + 25e-6, 0.4e-6)); /* above 16.5 us: a probe */
 }
 
 /* Plans that beat the bound no phase without them can (score < 0: faster than the heaviest
@@ -538,6 +563,7 @@ int main(void)
 {
     gate_plans_lose();
     gate_protocol_hopeless();
+    gate_probe_noise();
     gate_plans_win_surely();
     gate_tail_counts();
     gate_tail_kept();
