@@ -74,9 +74,10 @@ struct tide_protocol {
      * task moves, else 1), `held` of them ended since the last one, with their steps and this
      * rank's records. Where records are gathered, per phase the step then the record, this
      * rank's [every] and every rank's [size][every]; else the sums, this rank's and every rank's
-     * combined [every]. */
+     * combined [every]. The held phases are consecutive (every > 1 only where every phase is
+     * inline): held phase j's step is held_first + j. */
     int every, held;
-    double *held_step;
+    double held_first;
     tide_rank_record *held_mine;
     double *fused_mine, *fused_all;
     tide_phase_sums *inline_mine, *inline_all;
@@ -295,7 +296,7 @@ static void phase_open(tide_protocol *cs, int phase)
  * current one (cs->step, tide_finalize's finalizing step). */
 static double element_step(const tide_protocol *cs, int j)
 {
-    return j < cs->held ? cs->held_step[j] : cs->step.phase;
+    return j < cs->held ? cs->held_first + j : cs->step.phase;
 }
 
 /* Element j of the gathered inline collective into all_status and all (every rank's). */
@@ -380,7 +381,7 @@ void tide_protocol_inline_end(tide_protocol *cs)
     tide_rt *rt = cs->rt;
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
     fill_record(cs);
-    cs->held_step[cs->held] = rt->phase + 1;
+    if (cs->held == 0) cs->held_first = rt->phase + 1;
     cs->held_mine[cs->held++] = cs->mine;
     /* Where the gate is on, every == 1: the gate takes this phase's agreed numbers below. */
     if (cs->held == cs->every) {
@@ -498,15 +499,14 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
         size_t n = (size_t)(cs->every = rt->inline_phases && rt->size > 1 ? rt->cfg.sync_every : 1);
         cs->all_status = calloc((size_t)rt->size, sizeof *cs->all_status);
         cs->all = calloc((size_t)rt->size, sizeof *cs->all);
-        cs->held_step = calloc(n, sizeof *cs->held_step);
         cs->held_mine = calloc(n, sizeof *cs->held_mine);
         cs->fused_mine = calloc(n * FUSED_DOUBLES, sizeof(double));
         cs->fused_all = calloc((size_t)rt->size * n * FUSED_DOUBLES, sizeof(double));
         cs->inline_mine = calloc(n, sizeof *cs->inline_mine);
         cs->inline_all = calloc(n, sizeof *cs->inline_all);
     }
-    if (!cs || !cs->all_status || !cs->all || !cs->held_step || !cs->held_mine || !cs->fused_mine ||
-        !cs->fused_all || !cs->inline_mine || !cs->inline_all) {
+    if (!cs || !cs->all_status || !cs->all || !cs->held_mine || !cs->fused_mine || !cs->fused_all ||
+        !cs->inline_mine || !cs->inline_all) {
         tide_protocol_destroy(cs);
         return NULL;
     }
@@ -527,7 +527,6 @@ void tide_protocol_destroy(tide_protocol *cs)
     }
     free(cs->all_status);
     free(cs->all);
-    free(cs->held_step);
     free(cs->held_mine);
     free(cs->fused_mine);
     free(cs->fused_all);
