@@ -93,5 +93,6 @@ void sim_predict_observe(sim_rank *R)
     for (long i = tb->off[(size_t)R->id]; i < tb->off[(size_t)R->id + 1]; i++)
         times.push_back(tb->tasks[(size_t)i].exec_time);
     tide_feed_tasks done = feed_tasks(R, &f, &times);
-    tide_feed_observe(&R->feed, R->L, &done, R->phase, R->S->wl->mhz);
+    /* The phase's number counting from 1, as libtide passes it (tide_predict_observe). */
+    tide_feed_observe(&R->feed, R->L, &done, R->phase + 1, R->S->wl->mhz);
 }

@@ -117,7 +117,8 @@ static inline double tide_feed_weight(const tide_feed *f, long row)
 
 /* Tells the model what the finished phase measured: the rank's own load, its tasks (features
  * and times, used when the feed collects them), and the phase features: the core frequency in
- * MHz when f->freq, then the tool's phase features for phase index `phase`. */
+ * MHz when f->freq, then the tool's phase features for `phase`, the finished phase's number
+ * counting from 1 (the rank's tide_taskwait calls so far; libtide and tide-sim alike). */
 int tide_feed_observe(tide_feed *f, double load, const tide_feed_tasks *done, long phase,
                       double mhz);
 
