@@ -430,9 +430,9 @@ static void gate_protocol_hopeless(void)
 }
 
 /* Phases of microseconds (Task Bench's `trivial` on 2 ranks: equal loads; a protocol phase 17 us,
- * an idle one 0.8): the first protocol phase sends the gate idle, and the imbalance's noise, which
- * grows 1.5-fold from phase to phase, starts no probe while it stays below the protocol alone
- * (16.5 us); an imbalance above it does. */
+ * an idle one 0.8): the first protocol phase sends the gate idle at an imbalance of 0, so every
+ * imbalance of noise after it has grown more than 1.5-fold; none starts a probe while it stays
+ * below the protocol alone (17 - 0.5 = 16.5 us), one above it does. */
 static void gate_probe_noise(void)
 {
     tide_plan_gate g;
