@@ -266,7 +266,8 @@ typedef struct tide_tool {
      * values and returns how many, or a negative value on error. May be NULL. */
     int (*task_features)(void *user, const double *app_features, int napp, double *extra,
                          int max_extra);
-    /* Extra features of the coming phase (e.g. a problem-size parameter). Same contract. */
+    /* Extra features of a phase (e.g. a problem-size parameter), asked once phase number
+     * `phase` (counting from 1) has ended, with its measured load. Same contract. */
     int (*phase_features)(void *user, long phase, double *out, int max_out);
     /* Replaces the built-in model when non-NULL. */
     const tide_model_ops *model;
