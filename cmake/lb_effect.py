@@ -28,6 +28,8 @@ Usage: lb_effect.py --out DIR --knob TIDE_LB|TIDE_GLOBAL_LB [--skip-phases K] [-
                     [--min-baseline R] [--expect REGEX] -- COMMAND [ARGS...]
 (--skip-phases K, TIDE_LB only: from phase K on, default 1, so that a strategy is judged where
 it acts, e.g. proact once its load model is trained.)
+TIDE_LB runs with TIDE_PLAN_GATE=off unless the environment sets it: the strategy's decisions
+are judged, not whether the plan gate, on measured times, let it run.
 Exit 0 when every check holds, 1 otherwise (with the reason on stderr)."""
 import argparse
 import json
@@ -57,6 +59,11 @@ def run(args, strategy):
         if os.path.exists(path):
             os.remove(path)
     env = dict(os.environ, TIDE_STATS=stats, TIDE_OBJECTS_STATS=objects)
+    # The strategy's decisions are judged, so it runs in every phase: whether the plan gate lets
+    # it run rests on measured times (a slow first phase on a loaded machine can hold it idle),
+    # and the gate has tests of its own. An environment that names TIDE_PLAN_GATE keeps it.
+    if args.knob == "TIDE_LB":
+        env.setdefault("TIDE_PLAN_GATE", "off")
     p = subprocess.run(args.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     if p.returncode != 0:

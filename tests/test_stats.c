@@ -336,6 +336,7 @@ static void finalize_lines(void)
         p[i].L_pred = 0.4, p[i].L_unc = 0.01, p[i].pred_source = TIDE_SRC_PERSISTENCE;
     }
     p[0].plan_limit = TIDE_LB_LIMIT_GRANULARITY;
+    p[0].protocol = p[1].protocol = 1; /* planned phases run the comm thread's protocol */
     for (int k = 0; k < 3; k++)
         CHECK_OK(tide_stats_add_phase(&log, p, 0, NULL));
     tide_config cfg;
@@ -380,9 +381,30 @@ static void finalize_lines(void)
                                 "phases without the protocol (as under none), where a phase's "
                                 "protocol cost more than the imbalance a plan could remove"),
           "%d lines:\n%s", n, out);
+    /* a reactive strategy (gated, no plans) whose last two phases the gate held idle: a line says
+     * so, for a run that moved little; random (not gated) has none */
     snprintf(cfg.lb, sizeof cfg.lb, "react");
     n = print_lines(&log, &cfg, fits, out, sizeof out);
-    CHECK(n == 2 && strstr(out, "39 replicas sent"), "%d lines:\n%s", n, out);
+    CHECK(n == 3 && strstr(out, "39 replicas sent") &&
+              strstr(out, "\ntide: the plan gate ran 2 of these 3 phases without react's protocol "
+                          "(as under none), where it measured that the protocol cost more than it "
+                          "gained"),
+          "%d lines:\n%s", n, out);
+    snprintf(cfg.lb, sizeof cfg.lb, "random");
+    n = print_lines(&log, &cfg, fits, out, sizeof out);
+    CHECK(n == 2, "%d lines:\n%s", n, out);
+    /* proact that planned in some phases and was held idle in others: the same line */
+    tide_stats_free(&log);
+    log = log_of(2);
+    p[0].plan_limit = TIDE_LB_LIMIT_GRANULARITY;
+    for (int k = 0; k < 4; k++) {
+        p[0].protocol = p[1].protocol = k < 2;
+        CHECK_OK(tide_stats_add_phase(&log, p, 0, NULL));
+    }
+    snprintf(cfg.lb, sizeof cfg.lb, "proact");
+    n = print_lines(&log, &cfg, fits, out, sizeof out);
+    CHECK(n == 3 && strstr(out, "\ntide: the plan gate ran 2 of these 4 phases without proact's "),
+          "%d lines:\n%s", n, out);
     tide_stats_free(&log);
 }
 

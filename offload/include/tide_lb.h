@@ -200,7 +200,12 @@ enum {
      * phase that needs no rounds then ends with a barrier instead of a closing status
      * allgather: once every rank has joined it, every rank's own work is done, which is all
      * that allgather told (0.45 against 0.9 ms at 512 simulated ranks on 1 GbE). */
-    TIDE_LB_ROUNDS_AGREED = 1u << 4
+    TIDE_LB_ROUNDS_AGREED = 1u << 4,
+    /* Its protocol pays only through the phase's time (it moves or copies tasks so that the
+     * phase ends sooner): the plan gate may run phases without the protocol where it costs more
+     * than it gains (tide_core_proto.h, "the plan gate"). Not for a strategy whose moves are
+     * the point (random: benchmarks and tests that force offloads). */
+    TIDE_LB_GATED = 1u << 5
 };
 
 typedef struct tide_lb_ops {

@@ -594,7 +594,8 @@ static const tide_lb_knob *const proact_knobs[] = {
 
 const tide_lb_ops tide_lb_proact = {.name = "proact",
                                     .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_PLANS |
-                                             TIDE_LB_START_EARLY | TIDE_LB_ROUNDS_AGREED,
+                                             TIDE_LB_START_EARLY | TIDE_LB_ROUNDS_AGREED |
+                                             TIDE_LB_GATED,
                                     .state_size = sizeof(proact_state),
                                     .knobs = proact_knobs,
                                     .help = "proactive offloading from predicted loads",
@@ -606,7 +607,7 @@ const tide_lb_ops tide_lb_proact = {.name = "proact",
 const tide_lb_ops tide_lb_proact_react = {.name = "proact_react",
                                           .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS |
                                                    TIDE_LB_PLANS | TIDE_LB_START_EARLY |
-                                                   TIDE_LB_ROUNDS_AGREED,
+                                                   TIDE_LB_ROUNDS_AGREED | TIDE_LB_GATED,
                                           .state_size = sizeof(proact_state),
                                           .knobs = proact_knobs,
                                           .help = "proactive plan plus reactive corrections",

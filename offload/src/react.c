@@ -96,7 +96,7 @@ static const tide_lb_knob *const react_knobs[] = {
     &tide_lb_knob_react_threshold, &tide_lb_knob_react_max_tasks, &react_preset, NULL};
 
 const tide_lb_ops tide_lb_react = {.name = "react",
-                                   .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS,
+                                   .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_GATED,
                                    .knobs = react_knobs,
                                    .help = "reactive migration (Chameleon's react_mig)",
                                    .round = react_round};

@@ -28,13 +28,13 @@ static const tide_lb_knob *const rep_knobs[] = {&tide_lb_knob_react_threshold,
                                                 &tide_lb_knob_react_max_tasks, NULL};
 
 const tide_lb_ops tide_lb_rep = {.name = "rep",
-                                 .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS,
+                                 .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_GATED,
                                  .knobs = rep_knobs,
                                  .help = "reactive replication (react_rep)",
                                  .phase_begin = rep_round,
                                  .round = rep_round};
 const tide_lb_ops tide_lb_react_rep = {.name = "react_rep",
-                                       .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS,
+                                       .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_GATED,
                                        .knobs = rep_knobs,
                                        .help = "reactive migration plus replication",
                                        .phase_begin = react_rep_round,

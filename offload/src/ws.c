@@ -127,7 +127,7 @@ static void ws_control(const tide_lb_view *v, const tide_lb_actions *a, int src,
 static const tide_lb_knob *const ws_knobs[] = {&ws_threshold, &ws_amount, &ws_backoff, NULL};
 
 const tide_lb_ops tide_lb_ws = {.name = "ws",
-                                .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS,
+                                .flags = TIDE_LB_PHASE_SYNC | TIDE_LB_ROUNDS | TIDE_LB_GATED,
                                 .state_size = sizeof(ws_state),
                                 .knobs = ws_knobs,
                                 .help = "random work stealing",

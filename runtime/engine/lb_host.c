@@ -129,7 +129,7 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
     tide_plan_gate_init(
         &rt->gate,
         tide_plan_gate_wanted(rt->lb.ops->flags, rt->cfg.phase_driver, rt->cfg.plan_gate, rt->size),
-        rt->cfg.plan_gate == TIDE_PLAN_GATE_ALTERNATE);
+        rt->cfg.plan_gate == TIDE_PLAN_GATE_ALTERNATE, rt->lb.ops->flags & TIDE_LB_PLANS);
     return TIDE_OK;
 }
 

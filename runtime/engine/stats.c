@@ -442,15 +442,32 @@ static void print_oversubscribed(const tide_node_load *node, FILE *out)
             node->ranks, node->workers, node->cores, node->cores);
 }
 
+/* The line when the plan gate ran some of a strategy's phases without its protocol, so that a
+ * run of react that moved little says why. */
+static void print_gated(const tide_phase_log *log, const tide_config *cfg, const tide_run_totals *s,
+                        FILE *out)
+{
+    fprintf(out,
+            "tide: the plan gate ran %ld of these %d phases without %s's protocol (as under "
+            "none), where it measured that the protocol cost more than it gained "
+            "(docs/offload-planner.md, \"The plan gate\"); TIDE_PLAN_GATE=off runs it every "
+            "phase\n",
+            s->inline_phases, log->nphases, cfg->lb);
+}
+
 /* The warning when proact ran but never planned: the plan gate held its phases idle, or every
- * phase came before its model could fit. */
+ * phase came before its model could fit; for the other strategies the plan gate's line. */
 static void print_never_planned(const tide_phase_log *log, const tide_config *cfg,
                                 const tide_run_totals *s, FILE *out)
 {
     const tide_lb_ops *ops = tide_lb_ops_find(cfg->lb);
-    if (!ops || !(ops->flags & TIDE_LB_PLANS) || log->nranks < 2 || log->nphases == 0 ||
-        s->planned > 0)
+    if (!ops || log->nranks < 2 || log->nphases == 0) return;
+    if ((ops->flags & TIDE_LB_GATED) && s->inline_phases > 0 &&
+        (!(ops->flags & TIDE_LB_PLANS) || s->planned > 0)) {
+        print_gated(log, cfg, s, out);
         return;
+    }
+    if (!(ops->flags & TIDE_LB_PLANS) || s->planned > 0) return;
     if (s->inline_phases > 0) {
         fprintf(out,
                 "tide: %s never planned: its plan gate ran %ld of these %d phases without the "

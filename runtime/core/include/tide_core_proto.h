@@ -217,9 +217,12 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
 
 /* ---- the plan gate: phases without the strategy's protocol where it does not pay ------------ *
  *
- * A strategy that plans at phase start (TIDE_LB_PLANS) pays for its protocol in every phase: the
- * start status allgather, the end status allgather (0.9 ms each at 512 ranks on 1 GbE), while a
- * phase without it (libtide's inline phase) ends with one allreduce. Where its plans gain less
+ * A strategy that balances (TIDE_LB_GATED: proact and proact_react, which plan at phase start,
+ * and the reactive react, ws, rep, react_rep) pays for its protocol in every phase: the start
+ * status allgather, its rounds, the end status allgather (0.9 ms each at 512 ranks on 1 GbE; 17 us
+ * for a whole protocol phase on 2 ranks of a 2-core machine), while a phase without it (libtide's
+ * inline phase) ends with one allreduce. A reactive strategy has no predictions: for it every
+ * settled protocol phase is a plan sample (tide_plan_gate.plans false). Where its plans gain less
  * than that, the gate runs phases without the protocol ("idle" phases: as under none, nothing
  * moves, the load model still learns every rank's load). It judges a phase by its score: its
  * time minus its heaviest rank's own load per worker (what no balancing avoids), maxima over
@@ -274,7 +277,10 @@ enum { TIDE_GATE_EXPLORE = 32 };
 #define TIDE_GATE_WASTE 0.3
 
 typedef struct tide_plan_gate {
-    bool on;        /* the strategy plans and the driver may run phases without its protocol */
+    bool on;        /* the driver may run phases without the strategy's protocol */
+    bool plans;     /* the strategy plans from predictions (TIDE_LB_PLANS): only a protocol
+                     * phase in which every rank had one is a plan sample; for a reactive
+                     * strategy every settled protocol phase is */
     bool alternate; /* TIDE_PLAN_GATE=alternate: every other phase idle, whatever the scores */
     bool idle;      /* idle mode: the plans measured slower than phases without them */
     bool idle_next; /* how the next phase runs */
@@ -313,9 +319,10 @@ typedef struct tide_gate_phase {
  * inline: docs/performance.md, section 15). */
 bool tide_proto_inline_phases(const tide_lb_ops *ops, int phase_driver, int ranks);
 
-/* on: the strategy's flags have TIDE_LB_PLANS, the phase driver is auto, TIDE_PLAN_GATE is not
- * off and there is more than one rank (tide_plan_gate_wanted). */
-void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate);
+/* on: the strategy's flags have TIDE_LB_GATED, the phase driver is auto, TIDE_PLAN_GATE is not
+ * off and there is more than one rank (tide_plan_gate_wanted); plans: its flags have
+ * TIDE_LB_PLANS. */
+void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate, bool plans);
 bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, int ranks);
 void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph);
 /* The phase that tide_plan_gate_end judged is over on this rank after `phase_time` seconds (from

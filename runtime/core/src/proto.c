@@ -186,11 +186,12 @@ void tide_proto_mismatch_line(const tide_rank_status *all, int n, char *out, siz
 /* ---- the plan gate -----------------------------------------------------------------------------
  */
 
-void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate)
+void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate, bool plans)
 {
     memset(g, 0, sizeof *g);
     g->on = on;
     g->alternate = on && alternate;
+    g->plans = plans;
 }
 
 bool tide_proto_inline_phases(const tide_lb_ops *ops, int phase_driver, int ranks)
@@ -200,7 +201,7 @@ bool tide_proto_inline_phases(const tide_lb_ops *ops, int phase_driver, int rank
 
 bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, int ranks)
 {
-    return (lb_flags & TIDE_LB_PLANS) && phase_driver == TIDE_PHASE_DRIVER_AUTO &&
+    return (lb_flags & TIDE_LB_GATED) && phase_driver == TIDE_PHASE_DRIVER_AUTO &&
            plan_gate != TIDE_PLAN_GATE_OFF && ranks > 1;
 }
 
@@ -233,7 +234,7 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
     if (settled && ph->idle) {
         push(g->idle_s, &g->nidle, score);
         g->block++;
-    } else if (settled && ph->predicted) {
+    } else if (settled && (ph->predicted || !g->plans)) {
         push(g->plan, &g->nplan, score);
         g->promising[1] = g->promising[0];
         g->promising[0] = score < TIDE_GATE_WASTE * potential;
@@ -275,7 +276,8 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         g->idle_next = !(potential > TIDE_GATE_GROWTH * g->potential && potential > g->overhead);
         return;
     }
-    if (!settled || !ph->predicted) { /* a probe runs until it has a settled plan sample */
+    if (!settled || (g->plans && !ph->predicted)) { /* a probe runs until it has a settled
+                                                     * plan sample */
         g->idle_next = false;
         return;
     }

@@ -375,7 +375,7 @@ static bool gate_phase(tide_plan_gate *g, double score, double own, double mean)
 static void gate_plans_lose(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     CHECK(!g.idle_next);
     int idle = 0;
     for (int phase = 0; phase < 40; phase++) {
@@ -405,7 +405,7 @@ static void gate_plans_lose(void)
 static void gate_protocol_hopeless(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     tide_gate_phase first = {
         .idle = false, .predicted = false, .time = 6.27, .own = 2.18, .mean = 0.50, .busy = 2.56};
     tide_plan_gate_end(&g, &first);
@@ -416,7 +416,7 @@ static void gate_protocol_hopeless(void)
     CHECK(gate_phase(&g, 0.5, 3.5, 0.50));
     CHECK(!gate_phase(&g, 0.5, 4.5, 0.50)); /* 4.0 above both: a probe */
 
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     tide_gate_phase wide = {
         .idle = false, .predicted = false, .time = 6.38, .own = 4.04, .mean = 0.99, .busy = 4.53};
     tide_plan_gate_end(&g, &wide);
@@ -424,7 +424,7 @@ static void gate_protocol_hopeless(void)
     /* the same first phase whose workers were busy as long as the heaviest own load: its
      * protocol (6.38 - 4.04 = 2.34) still below the imbalance (3.05) */
     wide.busy = wide.own;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     tide_plan_gate_end(&g, &wide);
     CHECK(!g.idle_next);
 }
@@ -436,7 +436,7 @@ static void gate_protocol_hopeless(void)
 static void gate_probe_noise(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     tide_gate_phase first = {.idle = false,
                              .predicted = false,
                              .time = 17e-6,
@@ -452,13 +452,66 @@ static void gate_probe_noise(void)
     CHECK(!gate_phase(&g, 0.4e-6, 0.4e-6 + 25e-6, 0.4e-6)); /* above 16.5 us: a probe */
 }
 
+/* A reactive strategy (react, ws, rep: no TIDE_LB_PLANS) has no predictions: every settled
+ * protocol phase is a sample. Fine phases (Task Bench on 2 ranks: a protocol phase 17 us against
+ * an imbalance of 0.1 us) go idle at once; a probe ends after one settled protocol phase; where
+ * its phases lose to idle ones it stays idle, where they beat the heaviest rank's own load it
+ * never idles. A planning gate fed the same phases without predictions would never end its
+ * probe (the phases after it: protocol). */
+static void gate_reactive(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false, false);
+    tide_gate_phase fine = {.idle = false,
+                            .predicted = false,
+                            .time = 17e-6,
+                            .own = 0.5e-6,
+                            .mean = 0.4e-6,
+                            .busy = 0.5e-6};
+    tide_plan_gate_end(&g, &fine);
+    CHECK(g.idle && g.idle_next);
+    for (int p = 0; p < 5; p++)
+        CHECK(gate_phase(&g, 0.4e-6, 0.5e-6, 0.4e-6));
+    /* an imbalance of 40 us, above the 16.5 us protocol: a probe; the first protocol phase
+     * follows idle ones (not a sample), the second is one: it lost (30 us against 0.4), idle */
+    CHECK(!gate_phase(&g, 0.4e-6, 40.4e-6, 0.4e-6));
+    fine.time = 70e-6, fine.own = 40.4e-6, fine.busy = 40e-6;
+    tide_plan_gate_end(&g, &fine);
+    CHECK(!g.idle_next);
+    fine.time = 70.4e-6;
+    tide_plan_gate_end(&g, &fine);
+    CHECK(g.idle && g.idle_next);
+
+    /* the same probe under a planning gate: no prediction, no sample, protocol phases go on */
+    tide_plan_gate planning;
+    tide_plan_gate_init(&planning, true, false, true);
+    fine.time = 17e-6, fine.own = 0.5e-6, fine.busy = 0.5e-6;
+    tide_plan_gate_end(&planning, &fine);
+    CHECK(planning.idle_next);
+    CHECK(!gate_phase(&planning, 0.4e-6, 40.4e-6, 0.4e-6));
+    fine.time = 70e-6, fine.own = 40.4e-6, fine.busy = 40e-6;
+    for (int p = 0; p < 3; p++) {
+        tide_plan_gate_end(&planning, &fine);
+        CHECK(!planning.idle_next);
+    }
+
+    /* coarse imbalanced phases that react balances (the MxM: 1.07 s against own 4.0): never idle */
+    tide_plan_gate_init(&g, true, false, false);
+    tide_gate_phase mxm = {
+        .idle = false, .predicted = false, .time = 1.07, .own = 4.0, .mean = 1.0, .busy = 1.05};
+    for (int p = 0; p < 100; p++) {
+        tide_plan_gate_end(&g, &mxm);
+        CHECK(!g.idle_next);
+    }
+}
+
 /* Plans that beat the bound no phase without them can (score < 0: faster than the heaviest
  * rank's own load per worker, the paper's MxM) take no idle phase, ever; nor do plans that
  * waste less than TIDE_GATE_WASTE of the imbalance (own - mean = 3 here: scores up to 0.9). */
 static void gate_plans_win_surely(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     for (int p = 0; p < 100; p++)
         CHECK(!gate_phase(&g, p == 50 ? 1.2 : p > 80 ? 0.5 : -2.9, 4.0, 1.0)); /* one slow */
     CHECK(!gate_phase(&g, 1.2, 4.0, 1.0)); /* the one before was promising (0.5 < 0.9) */
@@ -472,7 +525,7 @@ static void gate_plans_win_surely(void)
 static void gate_plans_win(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     int idle = 0;
     for (int p = 0; p < 5 + 2 * (TIDE_GATE_EXPLORE + 3); p++) {
         bool was = g.idle_next;
@@ -489,7 +542,7 @@ static void gate_plans_win(void)
 static void gate_tail_counts(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     int idle = 0;
     for (int p = 0; p < 12; p++) {
         bool was = g.idle_next;
@@ -508,7 +561,7 @@ static void gate_tail_counts(void)
 static void gate_tail_kept(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false);
+    tide_plan_gate_init(&g, true, false, true);
     CHECK(tide_plan_gate_tail(&g, false) == 0 && tide_plan_gate_tail(&g, true) == 0);
     int idle = 0;
     for (int p = 0; p < 12; p++) {
@@ -528,7 +581,7 @@ static void gate_tail_kept(void)
     }
     CHECK(g.idle && idle == 9);
     /* Off: nothing kept. */
-    tide_plan_gate_init(&g, false, false);
+    tide_plan_gate_init(&g, false, false, true);
     tide_plan_gate_ended(&g, false, 3.0);
     CHECK(tide_plan_gate_tail(&g, false) == 0);
 }
@@ -537,16 +590,21 @@ static void gate_tail_kept(void)
 static void gate_off_and_alternate(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, false, true);
+    tide_plan_gate_init(&g, false, true, true);
     for (int p = 0; p < 10; p++)
         CHECK(!gate_phase(&g, 5, 1, 0));
-    CHECK(tide_plan_gate_wanted(TIDE_LB_PLANS | TIDE_LB_PHASE_SYNC, TIDE_PHASE_DRIVER_AUTO,
+    /* Gated: the strategies whose protocol pays only through the phase's time (TIDE_LB_GATED:
+     * proact and the reactive ones), not random (its moves are the point), planning or not. */
+    CHECK(tide_plan_gate_wanted(TIDE_LB_PLANS | TIDE_LB_GATED | TIDE_LB_PHASE_SYNC,
+                                TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 2));
+    CHECK(tide_plan_gate_wanted(TIDE_LB_GATED | TIDE_LB_ROUNDS, TIDE_PHASE_DRIVER_AUTO,
                                 TIDE_PLAN_GATE_AUTO, 2));
     CHECK(
         !tide_plan_gate_wanted(TIDE_LB_PHASE_SYNC, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 2));
-    CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_COMM, TIDE_PLAN_GATE_AUTO, 2));
-    CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_OFF, 2));
-    CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 1));
+    CHECK(!tide_plan_gate_wanted(TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 2));
+    CHECK(!tide_plan_gate_wanted(TIDE_LB_GATED, TIDE_PHASE_DRIVER_COMM, TIDE_PLAN_GATE_AUTO, 2));
+    CHECK(!tide_plan_gate_wanted(TIDE_LB_GATED, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_OFF, 2));
+    CHECK(!tide_plan_gate_wanted(TIDE_LB_GATED, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_AUTO, 1));
     /* Inline phases: a strategy that never acts, or one rank, unless the comm thread is asked. */
     const tide_lb_ops quiet = {.name = "quiet"}, acts = {.name = "acts", .flags = TIDE_LB_PLANS};
     CHECK(tide_proto_inline_phases(&quiet, TIDE_PHASE_DRIVER_AUTO, 4));
@@ -554,7 +612,7 @@ static void gate_off_and_alternate(void)
     CHECK(tide_proto_inline_phases(&acts, TIDE_PHASE_DRIVER_AUTO, 1));
     CHECK(!tide_proto_inline_phases(&acts, TIDE_PHASE_DRIVER_COMM, 1));
     CHECK(!tide_proto_inline_phases(&quiet, TIDE_PHASE_DRIVER_COMM, 4));
-    tide_plan_gate_init(&g, true, true);
+    tide_plan_gate_init(&g, true, true, true);
     for (int p = 0; p < 10; p++)
         CHECK(gate_phase(&g, -5, 1, 0) == (p % 2 == 0));
 }
@@ -564,6 +622,7 @@ int main(void)
     gate_plans_lose();
     gate_protocol_hopeless();
     gate_probe_noise();
+    gate_reactive();
     gate_plans_win_surely();
     gate_tail_counts();
     gate_tail_kept();
