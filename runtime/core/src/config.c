@@ -133,9 +133,10 @@ static const tide_knob runtime_rows[] = {
      .kind = TIDE_KNOB_CHOICE,
      .def = "auto",
      .choices = plan_gate_names,
-     .help = "whether a strategy that plans at phase start (`proact`, `proact_react`) may run "
-             "phases without its protocol (no status allgathers, no plan, nothing moves: one "
-             "allreduce, as under `none`) where its plans measured slower than such phases. "
+     .help = "whether a balancing strategy (`proact`, `proact_react`, `react`, `ws`, `rep`, "
+             "`react_rep`: those with `TIDE_LB_GATED`; not `random`) may run phases without its "
+             "protocol (no status allgathers, no plan, nothing moves: one allreduce, as under "
+             "`none`) where its protocol phases measured slower than such phases. "
              "`auto`: it compares the two kinds of phase as it runs (docs/offload-planner.md, "
              "\"The plan gate\"); `off`: every phase runs the protocol; `alternate`: every "
              "other phase runs without it (for tests). `TIDE_PHASE_DRIVER=comm` means `off`",
