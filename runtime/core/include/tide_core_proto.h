@@ -268,11 +268,15 @@ static inline tide_proto_wait tide_proto_wait_for(const tide_proto *p)
  *   second condition, phases of a few microseconds probed on noise: Task Bench's `trivial` on 2
  *   ranks (equal loads, imbalances of nanoseconds) ran 307 of 4000 phases through the protocol,
  *   17 us each against 0.8 us idle. The probe's score against the idle samples decides
- *   again.
+ *   again. A probe is also due, beyond the protocol alone as well, after TIDE_GATE_EXPLORE idle
+ *   phases, a wait that doubles with each probe that lost (up to TIDE_GATE_PROBE_MAX) and
+ *   returns to TIDE_GATE_EXPLORE when one wins: without it, two protocol phases slowed by the
+ *   machine (samoa_proxy, 8 ranks x 1 worker under react: 34.8 ms against 28-29.4 ms before)
+ *   held a strategy that wins idle for the 76 phases left, where the imbalance never grew.
  * tide_plan_gate_end takes each phase's numbers; idle_next says how the next phase runs.
  * tide_plan_gate_ended takes this rank's time of the phase as the application saw it, from which
  * the gate keeps the rank's tail of each kind for the next phase's sums (tide_plan_gate_tail). */
-enum { TIDE_GATE_EXPLORE = 32 };
+enum { TIDE_GATE_EXPLORE = 32, TIDE_GATE_PROBE_MAX = 1024 };
 #define TIDE_GATE_GROWTH 1.5
 #define TIDE_GATE_WASTE 0.3
 
@@ -292,6 +296,9 @@ typedef struct tide_plan_gate {
     int block;        /* idle samples of the current idle block */
     bool last_idle;   /* the last phase's kind (the first phase follows a protocol one) */
     double potential; /* the imbalance when it went idle or last probed */
+    int idle_run;     /* idle phases since it went idle or last probed */
+    int probe_every;  /* idle phases after which a probe is due: TIDE_GATE_EXPLORE, doubled by
+                       * each probe that lost, up to TIDE_GATE_PROBE_MAX */
     double overhead;  /* the last protocol phase beyond its longest-working rank's workers:
                        * time + tail - busy (its protocol: status allgathers, rounds, records) */
     double record;    /* the last phase's time until the last rank's record (tide_gate_phase) */

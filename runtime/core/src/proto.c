@@ -189,6 +189,7 @@ void tide_proto_mismatch_line(const tide_rank_status *all, int n, char *out, siz
 void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate, bool plans)
 {
     memset(g, 0, sizeof *g);
+    g->probe_every = TIDE_GATE_EXPLORE;
     g->on = on;
     g->alternate = on && alternate;
     g->plans = plans;
@@ -254,6 +255,7 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
     if (!g->idle && !ph->idle && !sure && g->overhead > potential) {
         g->idle = g->idle_next = true;
         g->potential = potential;
+        g->idle_run = 0;
         return;
     }
     if (!g->idle) {
@@ -264,6 +266,7 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         if (ph->idle) { /* the block is complete: the last two of each kind decide */
             g->idle = g->idle_next = g->nplan >= 2 && mean2(g->plan) > mean2(g->idle_s);
             g->potential = potential;
+            g->idle_run = 0;
             return;
         }
         bool sample = g->nidle < 2 ? g->nplan >= 2 : g->since_idle >= TIDE_GATE_EXPLORE;
@@ -271,9 +274,14 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
         if (g->idle_next) g->block = 0, g->since_idle = 0;
         return;
     }
-    if (ph->idle) { /* a probe only when the imbalance a plan could remove has grown, beyond
+    if (ph->idle) { /* a probe only when the imbalance a plan could remove has grown, or the
+                     * idle phases since the last probe reached probe_every, and only beyond
                      * what the last protocol phase's protocol alone cost */
-        g->idle_next = !(potential > TIDE_GATE_GROWTH * g->potential && potential > g->overhead);
+        g->idle_run++;
+        bool grown = potential > TIDE_GATE_GROWTH * g->potential;
+        bool due = g->idle_run >= g->probe_every;
+        g->idle_next = !((grown || due) && potential > g->overhead);
+        if (!g->idle_next) g->idle_run = 0;
         return;
     }
     if (!settled || (g->plans && !ph->predicted)) { /* a probe runs until it has a settled
@@ -283,6 +291,10 @@ void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph)
     }
     g->idle = g->idle_next = g->plan[0] > mean2(g->idle_s);
     g->potential = potential;
+    /* A probe that lost doubles the wait before the next due one; one that won resets it. */
+    g->probe_every = g->idle ? (g->probe_every < TIDE_GATE_PROBE_MAX / 2 ? 2 * g->probe_every
+                                                                         : TIDE_GATE_PROBE_MAX)
+                             : TIDE_GATE_EXPLORE;
 }
 
 void tide_plan_gate_ended(tide_plan_gate *g, bool idle, double phase_time)

@@ -378,14 +378,14 @@ static void gate_plans_lose(void)
     tide_plan_gate_init(&g, true, false, true);
     CHECK(!g.idle_next);
     int idle = 0;
-    for (int phase = 0; phase < 40; phase++) {
+    for (int phase = 0; phase < 30; phase++) { /* 25 idle phases after the block: no probe due */
         bool was = g.idle_next;
         idle += was;
         gate_phase(&g, was ? 1.0 : 1.9, 4.0, 1.3);
         CHECK(g.idle_next == (phase >= 1));
         CHECK(g.idle == (phase >= 4));
     }
-    CHECK(idle == 38);                     /* all but the two plan samples */
+    CHECK(idle == 28);                     /* all but the two plan samples */
     CHECK(gate_phase(&g, 1.0, 5.0, 1.3));  /* 3.7 < 1.5 x 2.7: still idle */
     CHECK(!gate_phase(&g, 1.0, 5.5, 1.3)); /* 4.2 >= 4.05: a probe */
     CHECK(!gate_phase(&g, 0.2, 5.5, 1.3)); /* after idle phases: not a sample, the probe goes on */
@@ -395,6 +395,53 @@ static void gate_plans_lose(void)
     CHECK(!gate_phase(&g, 2.0, 8.0, 1.3));
     CHECK(!gate_phase(&g, 0.5, 8.0, 1.3)); /* it won: protocol phases */
     CHECK(!g.idle);
+}
+
+/* A probe falls due after TIDE_GATE_EXPLORE idle phases even where the imbalance stays as it was
+ * (a strategy sent idle by protocol phases that the machine slowed: samoa_proxy under react,
+ * two phases of 34.8 ms among ones of 28 ms); each probe that loses doubles the wait, one that
+ * wins brings the protocol back, and no probe is due below the protocol alone. */
+static void gate_probe_due(void)
+{
+    tide_plan_gate g;
+    tide_plan_gate_init(&g, true, false, true);
+    for (int phase = 0; phase < 5; phase++) /* two plan samples, an idle block: idle */
+        gate_phase(&g, g.idle_next ? 1.0 : 1.9, 4.0, 1.3);
+    CHECK(g.idle && g.idle_next);
+    for (int wait = TIDE_GATE_EXPLORE; wait <= 4 * TIDE_GATE_EXPLORE; wait *= 2) {
+        for (int k = 1; k < wait; k++)
+            CHECK(gate_phase(&g, 1.0, 4.0, 1.3));
+        CHECK(!gate_phase(&g, 1.0, 4.0, 1.3)); /* due: a probe */
+        CHECK(!gate_phase(&g, 1.9, 4.0, 1.3)); /* after idle phases: not a sample */
+        CHECK(gate_phase(&g, 1.9, 4.0, 1.3));  /* it lost: idle, the wait doubles */
+        CHECK(g.probe_every == 2 * wait);
+    }
+    for (int k = 1; k < 8 * TIDE_GATE_EXPLORE; k++)
+        CHECK(gate_phase(&g, 1.0, 4.0, 1.3));
+    CHECK(!gate_phase(&g, 1.0, 4.0, 1.3));
+    CHECK(!gate_phase(&g, 0.5, 4.0, 1.3));
+    CHECK(!gate_phase(&g, 0.5, 4.0, 1.3)); /* it won: the protocol, the wait back to its start */
+    CHECK(!g.idle && g.probe_every == TIDE_GATE_EXPLORE);
+    /* the wait never exceeds TIDE_GATE_PROBE_MAX */
+    g.idle = g.idle_next = true, g.probe_every = TIDE_GATE_PROBE_MAX, g.idle_run = 0;
+    g.last_idle = true;
+    for (int k = 1; k < TIDE_GATE_PROBE_MAX; k++)
+        CHECK(gate_phase(&g, 1.0, 4.0, 1.3));
+    CHECK(!gate_phase(&g, 1.0, 4.0, 1.3));
+    CHECK(!gate_phase(&g, 1.9, 4.0, 1.3));
+    CHECK(gate_phase(&g, 1.9, 4.0, 1.3) && g.probe_every == TIDE_GATE_PROBE_MAX);
+    /* below the protocol alone nothing falls due: Task Bench's noise (gate_probe_noise) */
+    tide_plan_gate_init(&g, true, false, false);
+    tide_gate_phase fine = {.idle = false,
+                            .predicted = false,
+                            .time = 17e-6,
+                            .own = 0.5e-6,
+                            .mean = 0.4e-6,
+                            .busy = 0.5e-6};
+    tide_plan_gate_end(&g, &fine);
+    CHECK(g.idle_next);
+    for (int k = 0; k < 4 * TIDE_GATE_PROBE_MAX; k++)
+        CHECK(gate_phase(&g, 0.4e-6, 0.5e-6 + 1e-6 * (k % 7), 0.4e-6));
 }
 
 /* A protocol phase whose protocol alone cost more than the imbalance a plan could remove
@@ -623,6 +670,7 @@ int main(void)
     gate_protocol_hopeless();
     gate_probe_noise();
     gate_reactive();
+    gate_probe_due();
     gate_plans_win_surely();
     gate_tail_counts();
     gate_tail_kept();
