@@ -455,10 +455,11 @@ static void print_gated(const tide_phase_log *log, const tide_config *cfg, const
             s->inline_phases, log->nphases, cfg->lb);
 }
 
-/* The warning when proact ran but never planned: the plan gate held its phases idle, or every
- * phase came before its model could fit; for the other strategies the plan gate's line. */
-static void print_never_planned(const tide_phase_log *log, const tide_config *cfg,
-                                const tide_run_totals *s, FILE *out)
+/* The plan gate's line where it ran phases of a gated strategy idle (print_gated); or the
+ * warning when proact ran but never planned: the plan gate held its phases idle, or every phase
+ * came before its model could fit. */
+static void print_gate_and_plans(const tide_phase_log *log, const tide_config *cfg,
+                                 const tide_run_totals *s, FILE *out)
 {
     const tide_lb_ops *ops = tide_lb_ops_find(cfg->lb);
     if (!ops || log->nranks < 2 || log->nphases == 0) return;
@@ -524,6 +525,6 @@ void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
     tide_verdict_format(&v, cfg->lb, line, sizeof line);
     fprintf(out, "%s\n", line);
     print_oversubscribed(node, out);
-    print_never_planned(log, cfg, &s, out);
+    print_gate_and_plans(log, cfg, &s, out);
     if (cfg->verbose >= 1) print_details(&s, cfg, out);
 }
