@@ -367,6 +367,18 @@ static bool gate_phase(tide_plan_gate *g, double score, double own, double mean)
     return gate_phase_tail(g, score, own, mean, 0);
 }
 
+/* A fresh gate after one protocol phase of microseconds (Task Bench's `trivial` on 2 ranks: the
+ * phase 17 us, its workers busy 0.5 us, an imbalance own - mean): idle at once, its protocol
+ * alone above any imbalance. */
+static void gate_idle_after_fine(tide_plan_gate *g, bool plans, double own, double mean)
+{
+    tide_plan_gate_init(g, true, false, plans);
+    tide_gate_phase fine = {
+        .idle = false, .predicted = false, .time = 17e-6, .own = own, .mean = mean, .busy = 0.5e-6};
+    tide_plan_gate_end(g, &fine);
+    CHECK(g->idle && g->idle_next);
+}
+
 /* Plans that cost more than they gain (1 GbE, 512 ranks: score 1.9 against an idle phase's 1.0):
  * two plan samples (phases 0 and 1), an idle block of three phases (the first follows a plan:
  * not a sample), then idle phases; a probe only once the imbalance (own - mean) has grown
@@ -431,15 +443,7 @@ static void gate_probe_due(void)
     CHECK(!gate_phase(&g, 1.9, 4.0, 1.3));
     CHECK(gate_phase(&g, 1.9, 4.0, 1.3) && g.probe_every == TIDE_GATE_PROBE_MAX);
     /* below the protocol alone nothing falls due: Task Bench's noise (gate_probe_noise) */
-    tide_plan_gate_init(&g, true, false, false);
-    tide_gate_phase fine = {.idle = false,
-                            .predicted = false,
-                            .time = 17e-6,
-                            .own = 0.5e-6,
-                            .mean = 0.4e-6,
-                            .busy = 0.5e-6};
-    tide_plan_gate_end(&g, &fine);
-    CHECK(g.idle_next);
+    gate_idle_after_fine(&g, false, 0.5e-6, 0.4e-6);
     for (int k = 0; k < 4 * TIDE_GATE_PROBE_MAX; k++)
         CHECK(gate_phase(&g, 0.4e-6, 0.5e-6 + 1e-6 * (k % 7), 0.4e-6));
 }
@@ -483,15 +487,7 @@ static void gate_protocol_hopeless(void)
 static void gate_probe_noise(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false, true);
-    tide_gate_phase first = {.idle = false,
-                             .predicted = false,
-                             .time = 17e-6,
-                             .own = 0.4e-6,
-                             .mean = 0.4e-6,
-                             .busy = 0.5e-6};
-    tide_plan_gate_end(&g, &first);
-    CHECK(g.idle && g.idle_next);
+    gate_idle_after_fine(&g, true, 0.4e-6, 0.4e-6);
     double noise[] = {1e-9, 2e-9, 5e-9, 50e-9, 0.3e-6, 2e-6, 9e-6, 16e-6};
     /* every one above 1.5x the imbalance when it went idle (0) */
     for (size_t k = 0; k < sizeof noise / sizeof noise[0]; k++)
@@ -508,37 +504,30 @@ static void gate_probe_noise(void)
 static void gate_reactive(void)
 {
     tide_plan_gate g;
-    tide_plan_gate_init(&g, true, false, false);
-    tide_gate_phase fine = {.idle = false,
-                            .predicted = false,
-                            .time = 17e-6,
-                            .own = 0.5e-6,
-                            .mean = 0.4e-6,
-                            .busy = 0.5e-6};
-    tide_plan_gate_end(&g, &fine);
-    CHECK(g.idle && g.idle_next);
+    gate_idle_after_fine(&g, false, 0.5e-6, 0.4e-6);
     for (int p = 0; p < 5; p++)
         CHECK(gate_phase(&g, 0.4e-6, 0.5e-6, 0.4e-6));
     /* an imbalance of 40 us, above the 16.5 us protocol: a probe; the first protocol phase
      * follows idle ones (not a sample), the second is one: it lost (30 us against 0.4), idle */
     CHECK(!gate_phase(&g, 0.4e-6, 40.4e-6, 0.4e-6));
-    fine.time = 70e-6, fine.own = 40.4e-6, fine.busy = 40e-6;
-    tide_plan_gate_end(&g, &fine);
+    tide_gate_phase probe = {.idle = false,
+                             .predicted = false,
+                             .time = 70e-6,
+                             .own = 40.4e-6,
+                             .mean = 0.4e-6,
+                             .busy = 40e-6};
+    tide_plan_gate_end(&g, &probe);
     CHECK(!g.idle_next);
-    fine.time = 70.4e-6;
-    tide_plan_gate_end(&g, &fine);
+    probe.time = 70.4e-6;
+    tide_plan_gate_end(&g, &probe);
     CHECK(g.idle && g.idle_next);
 
     /* the same probe under a planning gate: no prediction, no sample, protocol phases go on */
     tide_plan_gate planning;
-    tide_plan_gate_init(&planning, true, false, true);
-    fine.time = 17e-6, fine.own = 0.5e-6, fine.busy = 0.5e-6;
-    tide_plan_gate_end(&planning, &fine);
-    CHECK(planning.idle_next);
+    gate_idle_after_fine(&planning, true, 0.5e-6, 0.4e-6);
     CHECK(!gate_phase(&planning, 0.4e-6, 40.4e-6, 0.4e-6));
-    fine.time = 70e-6, fine.own = 40.4e-6, fine.busy = 40e-6;
     for (int p = 0; p < 3; p++) {
-        tide_plan_gate_end(&planning, &fine);
+        tide_plan_gate_end(&planning, &probe);
         CHECK(!planning.idle_next);
     }
 
