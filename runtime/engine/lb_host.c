@@ -126,10 +126,8 @@ int tide_lb_host_init(tide_rt *rt, char *err, size_t len)
                        &driver, err, len) != 0)
         return rt->lb.ops ? TIDE_ERR_NOMEM : TIDE_ERR_CONFIG;
     rt->inline_phases = tide_lb_inline_phases(&rt->cfg, rt->size);
-    tide_plan_gate_init(
-        &rt->gate,
-        tide_plan_gate_wanted(rt->lb.ops->flags, rt->cfg.phase_driver, rt->cfg.plan_gate, rt->size),
-        rt->cfg.plan_gate == TIDE_PLAN_GATE_ALTERNATE, rt->lb.ops->flags & TIDE_LB_PLANS);
+    tide_plan_gate_setup(&rt->gate, rt->lb.ops->flags, rt->cfg.phase_driver, rt->cfg.plan_gate,
+                         rt->size);
     return TIDE_OK;
 }
 

@@ -358,9 +358,7 @@ void sim_comm_actor(sim_rank *R)
 {
     tide_proto_init(&R->proto, R->S->P, R->S->ops->flags, R->S->cfg->tide.round_us, round_turn, R);
     const tide_config *c = &R->S->cfg->tide;
-    tide_plan_gate_init(
-        &R->gate, tide_plan_gate_wanted(R->S->ops->flags, c->phase_driver, c->plan_gate, R->S->P),
-        c->plan_gate == TIDE_PLAN_GATE_ALTERNATE, R->S->ops->flags & TIDE_LB_PLANS);
+    tide_plan_gate_setup(&R->gate, R->S->ops->flags, c->phase_driver, c->plan_gate, R->S->P);
     for (int p = 0; p < R->S->wl->phases; p++) {
         phase_submit(R, p);
         run_phase(R, p);

@@ -331,6 +331,10 @@ bool tide_proto_inline_phases(const tide_lb_ops *ops, int phase_driver, int rank
  * TIDE_LB_PLANS. */
 void tide_plan_gate_init(tide_plan_gate *g, bool on, bool alternate, bool plans);
 bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, int ranks);
+/* The gate a driver runs a strategy with (lb_flags) under the configuration's phase driver and
+ * TIDE_PLAN_GATE: tide_plan_gate_init from tide_plan_gate_wanted (libtide and tide-sim). */
+void tide_plan_gate_setup(tide_plan_gate *g, unsigned lb_flags, int phase_driver, int plan_gate,
+                          int ranks);
 void tide_plan_gate_end(tide_plan_gate *g, const tide_gate_phase *ph);
 /* The phase that tide_plan_gate_end judged is over on this rank after `phase_time` seconds (from
  * its start to where the application goes on; idle: it ran without the protocol). */

@@ -206,6 +206,13 @@ bool tide_plan_gate_wanted(unsigned lb_flags, int phase_driver, int plan_gate, i
            plan_gate != TIDE_PLAN_GATE_OFF && ranks > 1;
 }
 
+void tide_plan_gate_setup(tide_plan_gate *g, unsigned lb_flags, int phase_driver, int plan_gate,
+                          int ranks)
+{
+    tide_plan_gate_init(g, tide_plan_gate_wanted(lb_flags, phase_driver, plan_gate, ranks),
+                        plan_gate == TIDE_PLAN_GATE_ALTERNATE, lb_flags & TIDE_LB_PLANS);
+}
+
 static void push(double *last2, int *n, double v)
 {
     last2[1] = last2[0];

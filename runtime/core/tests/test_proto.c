@@ -651,6 +651,17 @@ static void gate_off_and_alternate(void)
     tide_plan_gate_init(&g, true, true, true);
     for (int p = 0; p < 10; p++)
         CHECK(gate_phase(&g, -5, 1, 0) == (p % 2 == 0));
+    /* A driver's gate (libtide's and tide-sim's): from the strategy's flags and the config. */
+    tide_plan_gate_setup(&g, TIDE_LB_GATED | TIDE_LB_PLANS, TIDE_PHASE_DRIVER_AUTO,
+                         TIDE_PLAN_GATE_AUTO, 4);
+    CHECK(g.on && g.plans && !g.alternate && !g.idle_next);
+    tide_plan_gate_setup(&g, TIDE_LB_GATED, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_ALTERNATE, 4);
+    CHECK(g.on && !g.plans && g.alternate);
+    tide_plan_gate_setup(&g, TIDE_LB_GATED, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_OFF, 4);
+    CHECK(!g.on && !g.alternate);
+    tide_plan_gate_setup(&g, TIDE_LB_PHASE_SYNC, TIDE_PHASE_DRIVER_AUTO, TIDE_PLAN_GATE_ALTERNATE,
+                         4);
+    CHECK(!g.on && !g.alternate);
 }
 
 int main(void)
