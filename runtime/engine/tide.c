@@ -104,17 +104,59 @@ static int check_same_executable(tide_rt *rt)
     return TIDE_OK;
 }
 
-/* TIDE_SYNC_EVERY sets the shape of the inline phases' collective (phase.c): every rank must
- * give the same value, or the ranks would meet in collectives of different sizes. */
-static int check_same_sync(tide_rt *rt)
+/* The knobs that decide which collectives a phase takes: a rank given another value than the
+ * rest would meet them in other collectives and wait forever (a variable that mpirun did not
+ * forward to another node: Open MPI's needs -x NAME). TIDE_LB: the strategy; TIDE_PHASE_DRIVER
+ * and TIDE_PLAN_GATE: inline phases or the comm thread's protocol; TIDE_SYNC_EVERY: the shape of
+ * the inline phases' collective (phase.c). One allreduce of each value and its negative. */
+enum { SHAPE_LB, SHAPE_DRIVER, SHAPE_GATE, SHAPE_SYNC, SHAPE_KNOBS };
+
+static int lb_index(const char *name)
 {
-    int mine[2] = {rt->cfg.sync_every, -rt->cfg.sync_every}, most[2];
-    MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, rt->mpi_comm);
-    if (most[0] == -most[1]) return TIDE_OK;
-    return tide_fail(TIDE_ERR_CONFIG,
-                     "TIDE_SYNC_EVERY differs between ranks (from %d to %d); give every rank the "
-                     "same value",
-                     -most[1], most[0]);
+    size_t n;
+    const tide_lb_ops *const *all = tide_lb_all(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i]->name, name) == 0) return (int)i;
+    return (int)n; /* unknown: tide_lb_host_init says so */
+}
+
+static void shape_value(int knob, int v, char *out, size_t len)
+{
+    static const char *const driver[] = {"auto", "comm"}, *const gate[] = {"auto", "off",
+                                                                           "alternate"};
+    size_t n;
+    const tide_lb_ops *const *all = tide_lb_all(&n);
+    if (knob == SHAPE_LB)
+        snprintf(out, len, "%s", v >= 0 && (size_t)v < n ? all[v]->name : "an unknown name");
+    else if (knob == SHAPE_DRIVER && v >= 0 && v < 2)
+        snprintf(out, len, "%s", driver[v]);
+    else if (knob == SHAPE_GATE && v >= 0 && v < 3)
+        snprintf(out, len, "%s", gate[v]);
+    else
+        snprintf(out, len, "%d", v);
+}
+
+static int check_same_shape(tide_rt *rt)
+{
+    static const char *const names[SHAPE_KNOBS] = {"TIDE_LB", "TIDE_PHASE_DRIVER", "TIDE_PLAN_GATE",
+                                                   "TIDE_SYNC_EVERY"};
+    int v[SHAPE_KNOBS] = {lb_index(rt->cfg.lb), rt->cfg.phase_driver, rt->cfg.plan_gate,
+                          rt->cfg.sync_every};
+    int mine[2 * SHAPE_KNOBS], most[2 * SHAPE_KNOBS];
+    for (int k = 0; k < SHAPE_KNOBS; k++)
+        mine[2 * k] = v[k], mine[2 * k + 1] = -v[k];
+    MPI_Allreduce(mine, most, 2 * SHAPE_KNOBS, MPI_INT, MPI_MAX, rt->mpi_comm);
+    for (int k = 0; k < SHAPE_KNOBS; k++) {
+        if (most[2 * k] == -most[2 * k + 1]) continue;
+        char lo[64], hi[64];
+        shape_value(k, -most[2 * k + 1], lo, sizeof lo);
+        shape_value(k, most[2 * k], hi, sizeof hi);
+        return tide_fail(TIDE_ERR_CONFIG,
+                         "%s differs between ranks (from %s to %s); give every rank the same "
+                         "value (Open MPI's mpirun passes a variable to other nodes with -x %s)",
+                         names[k], lo, hi, names[k]);
+    }
+    return TIDE_OK;
 }
 
 /* Rank 0 writes the statistics files: it creates them now, so that a path it cannot write fails
@@ -216,7 +258,7 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_trace_create(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);
-    if (rc == TIDE_OK) rc = agree(rt, check_same_sync(rt), TIDE_ERR_CONFIG);
+    if (rc == TIDE_OK) rc = agree(rt, check_same_shape(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->cfg.check_exe)
         rc = agree(rt, check_same_executable(rt), TIDE_ERR_MISMATCH);
     if (rc == TIDE_OK) rc = agree(rt, tide_fnid_init(), TIDE_ERR_STATE);

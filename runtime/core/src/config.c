@@ -64,7 +64,9 @@ static const tide_knob runtime_rows[] = {
      .def = "none",
      .known = lb_known,
      .names = tide_lb_names,
-     .help = "task balancing strategy (docs/strategies.md); its knobs are listed below",
+     .help = "task balancing strategy (docs/strategies.md); its knobs are listed below. Every "
+             "rank must give the same value (checked at init: a rank with another strategy "
+             "would wait in other collectives)",
      FIELD(lb)},
     {.name = "TIDE_OFFLOAD",
      .kind = TIDE_KNOB_CHOICE,
@@ -127,7 +129,8 @@ static const tide_knob runtime_rows[] = {
              "`TIDE_STATS` or `TIDE_TRACE`), so that an empty phase costs about one collective "
              "(docs/performance.md, section 15); also the phases the plan gate runs without "
              "the strategy's protocol (`TIDE_PLAN_GATE`); else the comm thread. `comm`: always "
-             "the comm thread (the protocol of every other strategy)",
+             "the comm thread (the protocol of every other strategy). Every rank must give the "
+             "same value (checked at init)",
      FIELD(phase_driver)},
     {.name = "TIDE_PLAN_GATE",
      .kind = TIDE_KNOB_CHOICE,
@@ -139,7 +142,8 @@ static const tide_knob runtime_rows[] = {
              "`none`) where its protocol phases measured slower than such phases. "
              "`auto`: it compares the two kinds of phase as it runs (docs/offload-planner.md, "
              "\"The plan gate\"); `off`: every phase runs the protocol; `alternate`: every "
-             "other phase runs without it (for tests). `TIDE_PHASE_DRIVER=comm` means `off`",
+             "other phase runs without it (for tests). `TIDE_PHASE_DRIVER=comm` means `off`. "
+             "Every rank must give the same value (checked at init)",
      FIELD(plan_gate)},
     {.name = "TIDE_PREDICT",
      .kind = TIDE_KNOB_CHOICE,
