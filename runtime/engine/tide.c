@@ -108,8 +108,19 @@ static int check_same_executable(tide_rt *rt)
  * rest would meet them in other collectives and wait forever (a variable that mpirun did not
  * forward to another node: Open MPI's needs -x NAME). TIDE_LB: the strategy; TIDE_PHASE_DRIVER
  * and TIDE_PLAN_GATE: inline phases or the comm thread's protocol; TIDE_SYNC_EVERY: the shape of
- * the inline phases' collective (phase.c). One allreduce of each value and its negative. */
-enum { SHAPE_LB, SHAPE_DRIVER, SHAPE_GATE, SHAPE_SYNC, SHAPE_KNOBS };
+ * the inline phases' collective (phase.c); TIDE_GLOBAL_LB: the objects layer's strategy, whose
+ * collectives differ too (by a hash of the name: the layer above names them). One allreduce of
+ * each value and its negative. */
+enum { SHAPE_LB, SHAPE_DRIVER, SHAPE_GATE, SHAPE_SYNC, SHAPE_GLOBAL, SHAPE_KNOBS };
+
+/* FNV-1a, folded to a non-negative int. */
+static int name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return (int)(h & 0x7fffffff);
+}
 
 static int lb_index(const char *name)
 {
@@ -139,15 +150,21 @@ static void shape_value(int knob, int v, char *out, size_t len)
 static int check_same_shape(tide_rt *rt)
 {
     static const char *const names[SHAPE_KNOBS] = {"TIDE_LB", "TIDE_PHASE_DRIVER", "TIDE_PLAN_GATE",
-                                                   "TIDE_SYNC_EVERY"};
+                                                   "TIDE_SYNC_EVERY", "TIDE_GLOBAL_LB"};
     int v[SHAPE_KNOBS] = {lb_index(rt->cfg.lb), rt->cfg.phase_driver, rt->cfg.plan_gate,
-                          rt->cfg.sync_every};
+                          rt->cfg.sync_every, name_hash(rt->cfg.global_lb)};
     int mine[2 * SHAPE_KNOBS], most[2 * SHAPE_KNOBS];
     for (int k = 0; k < SHAPE_KNOBS; k++)
         mine[2 * k] = v[k], mine[2 * k + 1] = -v[k];
     MPI_Allreduce(mine, most, 2 * SHAPE_KNOBS, MPI_INT, MPI_MAX, rt->mpi_comm);
     for (int k = 0; k < SHAPE_KNOBS; k++) {
         if (most[2 * k] == -most[2 * k + 1]) continue;
+        if (k == SHAPE_GLOBAL) /* a hash: only this rank's name is known here */
+            return tide_fail(TIDE_ERR_CONFIG,
+                             "%s differs between ranks (rank %d has %s); give every rank the "
+                             "same value (Open MPI's mpirun passes a variable to other nodes "
+                             "with -x %s)",
+                             names[k], rt->rank, rt->cfg.global_lb, names[k]);
         char lo[64], hi[64];
         shape_value(k, -most[2 * k + 1], lo, sizeof lo);
         shape_value(k, most[2 * k], hi, sizeof hi);

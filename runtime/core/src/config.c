@@ -287,7 +287,7 @@ static const tide_knob objects_rows[] = {
      .known = global_known,
      .names = tide_global_name_list,
      .help = "global rescheduling strategy of the objects layer (docs/objects.md); its knobs are "
-             "listed below",
+             "listed below. Every rank must give the same value (checked at init)",
      FIELD(global_lb)},
     {.name = "TIDE_LB_PERIOD",
      .kind = TIDE_KNOB_INT,
