@@ -133,16 +133,16 @@ static int lb_index(const char *name)
 
 static void shape_value(int knob, int v, char *out, size_t len)
 {
-    static const char *const driver[] = {"auto", "comm"}, *const gate[] = {"auto", "off",
-                                                                           "alternate"};
     size_t n;
     const tide_lb_ops *const *all = tide_lb_all(&n);
-    if (knob == SHAPE_LB)
-        snprintf(out, len, "%s", v >= 0 && (size_t)v < n ? all[v]->name : "an unknown name");
-    else if (knob == SHAPE_DRIVER && v >= 0 && v < 2)
-        snprintf(out, len, "%s", driver[v]);
-    else if (knob == SHAPE_GATE && v >= 0 && v < 3)
-        snprintf(out, len, "%s", gate[v]);
+    const char *name = knob == SHAPE_LB       ? (v >= 0 && (size_t)v < n ? all[v]->name : NULL)
+                       : knob == SHAPE_DRIVER ? tide_phase_driver_name(v)
+                       : knob == SHAPE_GATE   ? tide_plan_gate_name(v)
+                                              : NULL;
+    if (name)
+        snprintf(out, len, "%s", name);
+    else if (knob == SHAPE_LB)
+        snprintf(out, len, "an unknown name");
     else
         snprintf(out, len, "%d", v);
 }

@@ -105,6 +105,9 @@ int tide_config_read_env(const tide_config_knobs *t, tide_config *c, char *const
 const tide_knob *tide_config_row(const tide_config_knobs *t, const char *name, size_t *table);
 
 const char *tide_offload_name(tide_offload_kind k);
+/* A TIDE_PHASE_DRIVER / TIDE_PLAN_GATE value's name (NULL for a value that is not one). */
+const char *tide_phase_driver_name(int v);
+const char *tide_plan_gate_name(int v);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
 const char *tide_config_lb_knob_name(int i);
 

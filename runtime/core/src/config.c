@@ -27,6 +27,16 @@ const char *tide_offload_name(tide_offload_kind k)
     return offload_names[k];
 }
 
+const char *tide_phase_driver_name(int v)
+{
+    return v >= 0 && v <= TIDE_PHASE_DRIVER_COMM ? phase_driver_names[v] : NULL;
+}
+
+const char *tide_plan_gate_name(int v)
+{
+    return v >= 0 && v <= TIDE_PLAN_GATE_ALTERNATE ? plan_gate_names[v] : NULL;
+}
+
 static bool lb_known(const char *v)
 {
     return tide_lb_ops_find(v) != NULL;

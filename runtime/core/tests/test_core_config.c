@@ -113,6 +113,28 @@ static void tables_apart(void)
     CHECK(k && table == TIDE_CONFIG_NTABLES - 1 && k->kind == TIDE_KNOB_INT, "row lookup");
 }
 
+/* The names tide_init's agreement check gives for a value (tide.c, check_same_shape): a parsed
+ * value's name is the one that parses to it. */
+static void choice_names(void)
+{
+    tide_config c;
+    char err[256];
+    for (const char *const *v = (const char *const[]){"auto", "comm", NULL}; *v; v++) {
+        tide_config_init(&tables, &c);
+        CHECK(tide_config_parse(&tables, &c, "TIDE_PHASE_DRIVER", *v, err, sizeof err) == 0 &&
+                  strcmp(tide_phase_driver_name(c.phase_driver), *v) == 0,
+              "TIDE_PHASE_DRIVER=%s", *v);
+    }
+    for (const char *const *v = (const char *const[]){"auto", "off", "alternate", NULL}; *v; v++) {
+        tide_config_init(&tables, &c);
+        CHECK(tide_config_parse(&tables, &c, "TIDE_PLAN_GATE", *v, err, sizeof err) == 0 &&
+                  strcmp(tide_plan_gate_name(c.plan_gate), *v) == 0,
+              "TIDE_PLAN_GATE=%s", *v);
+    }
+    CHECK(!tide_phase_driver_name(2) && !tide_phase_driver_name(-1) && !tide_plan_gate_name(3),
+          "no name for a value that is not one");
+}
+
 int main(void)
 {
     tide_config_knobs_build(&tables);
@@ -120,6 +142,7 @@ int main(void)
     errors();
     unknown_names();
     tables_apart();
+    choice_names();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     return failures ? 1 : 0;
 }
