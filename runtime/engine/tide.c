@@ -128,7 +128,7 @@ static int lb_index(const char *name)
     const tide_lb_ops *const *all = tide_lb_all(&n);
     for (size_t i = 0; i < n; i++)
         if (strcmp(all[i]->name, name) == 0) return (int)i;
-    return (int)n; /* unknown: tide_lb_host_init says so */
+    return (int)n; /* none: the parser takes registered names only (lb_known in config.c) */
 }
 
 static void shape_value(int knob, int v, char *out, size_t len)
