@@ -50,14 +50,26 @@ static void run_point(void **args) /* args: VALUE point_task, OUT output, IN inp
                                      g->scratch_bytes_per_task);
 }
 
+/* One dependence set's intervals for each own point, flattened: point first + i has
+ * iv[at[i] .. at[i + 1] - 1]. */
+struct deps {
+    long *at;
+    interval_t *iv;
+};
+
 /* One graph's state on this rank: every point's output of the last two timesteps (only the own
- * block and the remote points it reads are written), and the block this rank owns. */
+ * block and the remote points it reads are written), the block this rank owns, and its points'
+ * dependencies and reverse dependencies in every dependence set, computed once before the
+ * timesteps as Task Bench's MPI implementation caches them (each task_graph_dependencies call
+ * allocates its list). */
 struct graph_state {
     task_graph_t g;
     long first, last; /* own points, inclusive */
-    char *out[2];     /* [timestep % 2][point * output_bytes] */
-    char *wanted;     /* exchange's scratch: max_width flags, points already received */
-    char *sent_to;    /* ... and ranks flags, the peers an output already went to */
+    long n_dsets;
+    struct deps *deps, *rdeps; /* [n_dsets] */
+    char *out[2];              /* [timestep % 2][point * output_bytes] */
+    char *wanted;              /* exchange's scratch: max_width flags, points already received */
+    char *sent_to;             /* ... and ranks flags, the peers an output already went to */
 };
 
 static int owner(const task_graph_t *g, long point, int ranks)
@@ -71,11 +83,69 @@ static int owner(const task_graph_t *g, long point, int ranks)
     return r;
 }
 
-static int active(const task_graph_t *g, long t, long point)
+/* The points active at one timestep: [off, end). None outside the graph's timesteps. */
+struct span {
+    long off, end;
+};
+
+static struct span span_at(const task_graph_t *g, long t)
 {
-    if (t < 0 || t >= g->timesteps) return 0;
+    if (t < 0 || t >= g->timesteps) return (struct span){0, 0};
     long off = task_graph_offset_at_timestep(*g, t);
-    return point >= off && point < off + task_graph_width_at_timestep(*g, t);
+    return (struct span){off, off + task_graph_width_at_timestep(*g, t)};
+}
+
+static int in_span(struct span s, long point)
+{
+    return point >= s.off && point < s.end;
+}
+
+/* One direction of the own points' dependencies in every dependence set (reverse: the points
+ * that read each own point's output). 0, or -1 out of memory. */
+static int cache_deps(struct graph_state *s, int reverse)
+{
+    const task_graph_t *g = &s->g;
+    long n = s->last - s->first + 1;
+    struct deps *d = calloc((size_t)s->n_dsets, sizeof *d);
+    if (!d) return -1;
+    if (reverse)
+        s->rdeps = d;
+    else
+        s->deps = d;
+    for (long dset = 0; dset < s->n_dsets; dset++) {
+        long cap = 0, used = 0;
+        d[dset].at = malloc((size_t)(n + 1) * sizeof *d[dset].at);
+        if (!d[dset].at) return -1;
+        for (long i = 0; i < n; i++) {
+            interval_list_t list = reverse ? task_graph_reverse_dependencies(*g, dset, s->first + i)
+                                           : task_graph_dependencies(*g, dset, s->first + i);
+            long k = interval_list_num_intervals(list);
+            if (used + k > cap) {
+                cap = 2 * (used + k);
+                interval_t *grown = realloc(d[dset].iv, (size_t)cap * sizeof *grown);
+                if (!grown) {
+                    interval_list_destroy(list);
+                    return -1;
+                }
+                d[dset].iv = grown;
+            }
+            d[dset].at[i] = used;
+            for (long j = 0; j < k; j++)
+                d[dset].iv[used++] = interval_list_interval(list, j);
+            interval_list_destroy(list);
+        }
+        d[dset].at[n] = used;
+    }
+    return 0;
+}
+
+static void free_deps(struct deps *d, long n_dsets)
+{
+    for (long i = 0; d && i < n_dsets; i++) {
+        free(d[i].at);
+        free(d[i].iv);
+    }
+    free(d);
 }
 
 /* Largest number of dependencies of any point: each becomes a task argument. */
@@ -107,21 +177,21 @@ static void exchange(struct graph_state *s, long t, int ranks, MPI_Request **req
     size_t bytes = g->output_bytes_per_task, n = 0;
     char *prev = s->out[(t - 1) & 1];
     long dset = task_graph_dependence_set_at_timestep(*g, t);
+    struct span now = span_at(g, t), before = span_at(g, t - 1);
     char *wanted = s->wanted, *sent_to = s->sent_to;
     memset(wanted, 0, (size_t)g->max_width);
     for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: receive what own points of t read; pass 1: send own outputs of t - 1 */
+        const struct deps *d = pass == 0 ? &s->deps[dset] : &s->rdeps[dset];
         for (long p = s->first; p <= s->last; p++) {
-            /* pass 0: receive what own points of t read; pass 1: send own outputs of t - 1 */
-            interval_list_t list = pass == 0 ? task_graph_dependencies(*g, dset, p)
-                                             : task_graph_reverse_dependencies(*g, dset, p);
+            if (!in_span(pass == 0 ? now : before, p)) continue;
             if (pass == 1) memset(sent_to, 0, (size_t)ranks);
-            int relevant = pass == 0 ? active(g, t, p) : active(g, t - 1, p);
-            for (long i = 0; relevant && i < interval_list_num_intervals(list); i++) {
-                interval_t iv = interval_list_interval(list, i);
-                for (long q = iv.start; q <= iv.end; q++) {
+            long i = p - s->first;
+            for (long k = d->at[i]; k < d->at[i + 1]; k++) {
+                for (long q = d->iv[k].start; q <= d->iv[k].end; q++) {
                     if (q >= s->first && q <= s->last) continue;
-                    if (pass == 0 && (!active(g, t - 1, q) || wanted[q])) continue;
-                    if (pass == 1 && !active(g, t, q)) continue;
+                    if (pass == 0 && (!in_span(before, q) || wanted[q])) continue;
+                    if (pass == 1 && !in_span(now, q)) continue;
                     int peer = owner(g, q, ranks);
                     if (pass == 1 && sent_to[peer]) continue;
                     if (n == *cap) {
@@ -146,7 +216,6 @@ static void exchange(struct graph_state *s, long t, int ranks, MPI_Request **req
                     }
                 }
             }
-            interval_list_destroy(list);
         }
     }
     MPI_Waitall((int)n, *req, MPI_STATUSES_IGNORE);
@@ -157,23 +226,22 @@ static int submit(struct graph_state *s, long t)
 {
     const task_graph_t *g = &s->g;
     size_t bytes = g->output_bytes_per_task;
-    long dset = task_graph_dependence_set_at_timestep(*g, t);
+    const struct deps *d = &s->deps[task_graph_dependence_set_at_timestep(*g, t)];
+    struct span now = span_at(g, t), before = span_at(g, t - 1);
     for (long p = s->first; p <= s->last; p++) {
-        if (!active(g, t, p)) continue;
+        if (!in_span(now, p)) continue;
         struct point_task pt = {.graph = *g, .timestep = t, .point = p};
         tide_arg args[TIDE_MAX_ARGS]; /* only the 2 + n_inputs used: no 768-byte zeroing a task */
         args[0] = (tide_arg){&pt, sizeof pt, TIDE_VALUE};
         args[1] = (tide_arg){s->out[t & 1] + p * bytes, bytes, TIDE_OUT};
-        interval_list_t deps = task_graph_dependencies(*g, dset, p);
-        for (long i = 0; i < interval_list_num_intervals(deps); i++) {
-            interval_t iv = interval_list_interval(deps, i);
-            for (long q = iv.start; q <= iv.end; q++) {
-                if (!active(g, t - 1, q)) continue;
+        long i = p - s->first;
+        for (long k = d->at[i]; k < d->at[i + 1]; k++) {
+            for (long q = d->iv[k].start; q <= d->iv[k].end; q++) {
+                if (!in_span(before, q)) continue;
                 args[2 + pt.n_inputs++] =
                     (tide_arg){s->out[(t - 1) & 1] + q * bytes, bytes, TIDE_IN};
             }
         }
-        interval_list_destroy(deps);
         /* pt.n_inputs is final now; the VALUE argument is copied at creation */
         tide_task *task;
         int rc = tide_task_create(&task, run_point, 2 + pt.n_inputs, args);
@@ -191,7 +259,11 @@ int main(int argc, char **argv)
     task_graph_list_t list = app_task_graphs(app);
     long n_graphs = task_graph_list_num_task_graphs(list), steps = 0;
     struct graph_state *gs = calloc((size_t)n_graphs, sizeof *gs);
-    int bad = !gs;
+    int bad = 0; /* 1: a Tide call failed (tide_last_error_message says why), 2: said already */
+    if (!gs) {
+        fprintf(stderr, "tide_taskbench: rank %d: out of memory for %ld graphs\n", rank, n_graphs);
+        bad = 2;
+    }
     for (long i = 0; !bad && i < n_graphs; i++) {
         struct graph_state *s = &gs[i];
         s->g = task_graph_list_task_graph(list, i);
@@ -207,15 +279,25 @@ int main(int argc, char **argv)
             bad = 2;
             break;
         }
+        int oom = 0;
         for (int k = 0; k < 2; k++) {
             s->out[k] = calloc((size_t)s->g.max_width, s->g.output_bytes_per_task);
-            bad |= !s->out[k];
+            oom |= !s->out[k];
         }
         s->wanted = malloc((size_t)s->g.max_width);
         s->sent_to = malloc((size_t)ranks);
-        bad |= !s->wanted || !s->sent_to;
+        oom |= !s->wanted || !s->sent_to;
+        s->n_dsets = task_graph_max_dependence_sets(s->g);
+        oom |= cache_deps(s, 0) != 0 || cache_deps(s, 1) != 0;
+        if (oom) {
+            fprintf(stderr, "tide_taskbench: rank %d: out of memory for graph %ld\n", rank, i);
+            bad = 2;
+        }
         if (s->g.timesteps > steps) steps = s->g.timesteps;
     }
+    /* A rank that failed its setup (out of memory) stops every rank, which would else wait for
+     * it in the first barrier. */
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Request *req = NULL;
     size_t cap = 0;
     double elapsed = 0;
@@ -241,6 +323,8 @@ int main(int argc, char **argv)
         free(gs[i].out[1]);
         free(gs[i].wanted);
         free(gs[i].sent_to);
+        free_deps(gs[i].deps, gs[i].n_dsets);
+        free_deps(gs[i].rdeps, gs[i].n_dsets);
     }
     free(gs);
     free(req);
