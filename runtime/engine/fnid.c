@@ -41,7 +41,7 @@ static uint64_t name_key(const char *path)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    return tide_hash_bytes(0xcbf29ce484222325ull, base, strlen(base));
+    return tide_hash_bytes(TIDE_HASH_INIT, base, strlen(base));
 }
 
 static int collect(struct dl_phdr_info *info, size_t size, void *data)
@@ -158,7 +158,7 @@ int tide_exe_hash(uint64_t *out, char *path, size_t pathlen)
     path[n] = 0;
     int fd = open("/proc/self/exe", O_RDONLY);
     if (fd < 0) return tide_fail(TIDE_ERR_UNSUPPORTED, "cannot open /proc/self/exe");
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = TIDE_HASH_INIT;
     unsigned char buf[1 << 16];
     ssize_t r;
     while ((r = read(fd, buf, sizeof buf)) > 0)

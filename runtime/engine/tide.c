@@ -113,13 +113,11 @@ static int check_same_executable(tide_rt *rt)
  * each value and its negative. */
 enum { SHAPE_LB, SHAPE_DRIVER, SHAPE_GATE, SHAPE_SYNC, SHAPE_GLOBAL, SHAPE_KNOBS };
 
-/* FNV-1a, folded to a non-negative int. */
+/* The engine's 64-bit hash of a name (fnid.c), folded to a non-negative int. */
 static int name_hash(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return (int)(h & 0x7fffffff);
+    uint64_t h = tide_hash_bytes(TIDE_HASH_INIT, s, strlen(s));
+    return (int)((h ^ (h >> 32)) & 0x7fffffff);
 }
 
 static int lb_index(const char *name)
