@@ -13,7 +13,8 @@
  * at random, 2x in one loaded run), EXPECT_TASK_OFFLOAD=1 (TIDE_LB ran some
  * object tasks on other ranks), EXPECT_LOST_COPIES=1 (TIDE_LB=rep, react_rep: some replica copy
  * of an object task ran and lost, so its messages had to be dropped: docs/stats.md's
- * sum received - sum offloaded), OBJ_MODE=dup (two ranks create one id). */
+ * sum received - sum offloaded), OBJ_MODE=dup (two ranks create one id), OBJ_MODE=setlb_name |
+ * setlb_when (tide_objects_set_lb called differently on the ranks: run_setlb). */
 #include "test_util.h"
 #include "tide.h"
 
@@ -160,6 +161,35 @@ static void run_dup(int rank)
     CHECK_OK(tide_objects_finalize());
 }
 
+/* OBJ_MODE=setlb_name: the last rank switches to another strategy than the others; setlb_when:
+ * rank 0 switches an iteration before the others. Without the agreement check both hang in the
+ * rescheduling's collectives (ctest's timeout); with it every rank gets the same error. */
+static void count_up(void *state, size_t size, const tide_object_msg *inbox, size_t ninbox,
+                     const tide_object_info *info)
+{
+    (void)size, (void)inbox, (void)ninbox, (void)info;
+    ++*(int64_t *)state;
+}
+
+static void run_setlb(int rank, int size, bool when)
+{
+    int64_t z = 0;
+    CHECK_OK(tide_object_create(100 + rank, &z, sizeof z, count_up));
+    CHECK_OK(tide_objects_iterate()); /* iteration 0 */
+    if (when ? rank == 0 : true)
+        CHECK_OK(tide_objects_set_lb(!when && rank == size - 1 ? "refine" : "greedy", 2));
+    int rc = tide_objects_iterate(); /* iteration 1: TIDE_LB_PERIOD=2 reschedules here */
+    CHECK(rc == TIDE_ERR_INVALID, "a different tide_objects_set_lb: iterate returned %d", rc);
+    const char *msg = tide_last_error_message();
+    CHECK(strstr(msg, "reschedule objects differently at iteration 1"), "message: %s", msg);
+    char who[64];
+    snprintf(who, sizeof who, "rank %d '%s'", when ? 1 : size - 1, when ? "greedy" : "refine");
+    CHECK(strstr(msg, who), "the message must name %s: %s", who, msg);
+    if (rank == 0) printf("reported as: %s\n", msg);
+    CHECK(tide_objects_iterate() == TIDE_ERR_STATE, "the broken layer must refuse to iterate");
+    CHECK_OK(tide_objects_finalize());
+}
+
 int main(int argc, char **argv)
 {
     CHECK_OK(tide_init(&argc, &argv));
@@ -167,6 +197,11 @@ int main(int argc, char **argv)
     const char *mode = getenv("OBJ_MODE");
     if (mode && strcmp(mode, "dup") == 0) {
         run_dup(rank);
+        CHECK_OK(tide_finalize());
+        return 0;
+    }
+    if (mode && strncmp(mode, "setlb_", 6) == 0) {
+        run_setlb(rank, size, strcmp(mode, "setlb_when") == 0);
         CHECK_OK(tide_finalize());
         return 0;
     }

@@ -279,7 +279,9 @@ TIDE_API int tide_objects_local(int64_t *ids, size_t cap, size_t *n);
 
 /* Replaces TIDE_GLOBAL_LB / TIDE_LB_PERIOD from now on (period >= 1; the count of iterations
  * towards the next rescheduling restarts). Every rank must make the same call between the same
- * iterations. TIDE_ERR_INVALID names the allowed strategies. */
+ * iterations: the next tide_objects_iterate checks it and, where the ranks differ, fails with
+ * TIDE_ERR_INVALID on every rank (the layer then refuses further calls). TIDE_ERR_INVALID here
+ * names the allowed strategies. */
 TIDE_API int tide_objects_set_lb(const char *strategy, int period);
 
 /* One rescheduling. Loads are seconds per iteration of a rank's objects (the mean over the

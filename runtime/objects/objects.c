@@ -206,6 +206,53 @@ static void register_step(void *arg)
     s->rc = tide_objdir_register(s->L);
 }
 
+/* The registry index of the layer's strategy (the same on every rank: one binary). */
+static long long lb_index(const tide_objects_layer *L)
+{
+    size_t n;
+    const tide_global_strategy *const *all = tide_global_strategies(&n);
+    for (size_t i = 0; i < n; i++)
+        if (all[i] == L->lb) return (long long)i;
+    return -1;
+}
+
+/* Whether every rank reschedules alike: the same strategy and period (tide_objects_set_lb), and
+ * as many iterations since the last rescheduling. A rank that called tide_objects_set_lb
+ * differently, or between other iterations, would otherwise enter the rescheduling's collectives
+ * alone and hang every rank. On a difference every rank breaks the layer with the same line,
+ * naming the first rank that differs from rank 0; no rank reschedules. */
+static bool lb_agreed(tide_objects_layer *L)
+{
+    long long mine[3] = {lb_index(L), L->period, (long long)L->window}, ext[6];
+    for (int i = 0; i < 3; i++)
+        ext[i] = mine[i], ext[3 + i] = -mine[i]; /* the max and, negated, the min */
+    MPI_Allreduce(MPI_IN_PLACE, ext, 6, MPI_LONG_LONG, MPI_MAX, L->comm);
+    if (ext[0] == -ext[3] && ext[1] == -ext[4] && ext[2] == -ext[5]) return true;
+    long long *all = malloc((size_t)L->size * sizeof mine);
+    TIDE_OBJ_NEED(all);
+    MPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, L->comm);
+    int r = 1;
+    while (r < L->size - 1 && memcmp(all + 3 * r, all, sizeof mine) == 0)
+        r++;
+    size_t n;
+    const tide_global_strategy *const *reg = tide_global_strategies(&n);
+    const char *name[2];
+    for (int k = 0; k < 2; k++) {
+        long long i = all[3 * (k ? r : 0)];
+        name[k] = i >= 0 && (size_t)i < n ? reg[i]->name : "?";
+    }
+    snprintf(L->broken_msg, sizeof L->broken_msg,
+             "the ranks reschedule objects differently at iteration %lld: rank 0 '%s' every %lld "
+             "iterations, %lld since the last rescheduling; rank %d '%s' every %lld, %lld since "
+             "(tide_objects_set_lb must be called alike on every rank, between the same "
+             "iterations)",
+             (long long)L->iteration, name[0], all[1], all[2], r, name[1], all[3 * r + 1],
+             all[3 * r + 2]);
+    L->broken = true;
+    free(all);
+    return false;
+}
+
 static void reschedule_and_route_step(void *arg)
 {
     layer_step *s = arg;
@@ -213,7 +260,9 @@ static void reschedule_and_route_step(void *arg)
     tide_objonce_settle(L);
     tide_objmsg_count(L);
     L->window++;
-    if (L->lb->plan != tide_global_none && L->window >= L->period)
+    if (!lb_agreed(L))
+        s->rc = TIDE_ERR_INVALID;
+    else if (L->lb->plan != tide_global_none && L->window >= L->period)
         tide_objlb_run(L,
                        tide_rt_global->cfg.seed * 0x9e3779b97f4a7c15ull + (uint64_t)L->iteration);
     int64_t delivered, bytes;
@@ -280,6 +329,7 @@ int tide_objects_iterate(void)
     }
     tide_comm_call(tide_rt_global, reschedule_and_route_step, &step);
     L->iteration++;
+    if (step.rc != TIDE_OK) return tide_fail(step.rc, "tide_objects_iterate: %s", L->broken_msg);
     return TIDE_OK;
 }
 
