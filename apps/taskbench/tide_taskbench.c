@@ -1,9 +1,11 @@
-/* Task Bench (StanfordLegion/task-bench) implemented on Tide: each timestep of every task graph is
- * one Tide phase, each point of the timestep one Tide task whose inputs (the outputs of the
- * points it depends on, one timestep earlier) are IN arguments and whose output is an OUT
- * argument. Points are owned in contiguous blocks, as Task Bench's MPI implementation owns them;
- * outputs that a point of another rank needs are exchanged with MPI between phases (the
- * application's own messages, docs/taskbench.md). Tide may then run any task on any rank.
+/* Task Bench (StanfordLegion/task-bench) implemented on Tide: the timesteps of the task graphs run
+ * in Tide phases, each point of a timestep one Tide task whose inputs (the outputs of the points it
+ * depends on, one timestep earlier) are IN arguments and whose output is an OUT argument. A
+ * timestep whose points read nothing (trivial's) joins the phase of the timesteps before it, up
+ * to -phase-steps of them (default 64; 1: one phase per timestep); any other starts a phase. Points
+ * are owned in contiguous blocks, as Task Bench's MPI implementation owns them; outputs that a
+ * point of another rank needs are exchanged with MPI between phases (the application's own
+ * messages, docs/taskbench.md). Tide may then run any task on any rank.
  *
  *   mpiexec -n R tide_taskbench [Task Bench options: -steps S -width W -type T -kernel K ...]
  *
@@ -57,19 +59,22 @@ struct deps {
     interval_t *iv;
 };
 
-/* One graph's state on this rank: every point's output of the last two timesteps (only the own
- * block and the remote points it reads are written), the block this rank owns, and its points'
- * dependencies and reverse dependencies in every dependence set, computed once before the
- * timesteps as Task Bench's MPI implementation caches them (each task_graph_dependencies call
+/* One graph's state on this rank: every point's output of the last `slots` timesteps (only the own
+ * block and the remote points it reads are written; two slots, or one more than the timesteps a
+ * phase may hold where a timestep of this graph may join a phase), the block this rank owns, and
+ * its points' dependencies and reverse dependencies in every dependence set, computed once before
+ * the timesteps as Task Bench's MPI implementation caches them (each task_graph_dependencies call
  * allocates its list). */
 struct graph_state {
     task_graph_t g;
     long first, last; /* own points, inclusive */
     long n_dsets;
     struct deps *deps, *rdeps; /* [n_dsets] */
-    char *out[2];              /* [timestep % 2][point * output_bytes] */
-    char *wanted;              /* exchange's scratch: max_width flags, points already received */
-    char *sent_to;             /* ... and ranks flags, the peers an output already went to */
+    long slots;
+    char **out;    /* [timestep % slots][point * output_bytes] */
+    char *reads;   /* [n_dsets]: 1 where some point of the dependence set reads */
+    char *wanted;  /* exchange's scratch: max_width flags, points already received */
+    char *sent_to; /* ... and ranks flags, the peers an output already went to */
 };
 
 static int owner(const task_graph_t *g, long point, int ranks)
@@ -148,11 +153,13 @@ static void free_deps(struct deps *d, long n_dsets)
     free(d);
 }
 
-/* Largest number of dependencies of any point: each becomes a task argument. */
-static long max_inputs(const task_graph_t *g)
+/* Largest number of dependencies of any point: each becomes a task argument. reads[dset]: whether
+ * any point of the dependence set has one (the same on every rank). */
+static long max_inputs(const task_graph_t *g, char *reads)
 {
     long most = 0;
     for (long dset = 0; dset < task_graph_max_dependence_sets(*g); dset++) {
+        reads[dset] = 0;
         for (long p = 0; p < g->max_width; p++) {
             interval_list_t deps = task_graph_dependencies(*g, dset, p);
             long n = 0;
@@ -162,20 +169,22 @@ static long max_inputs(const task_graph_t *g)
             }
             interval_list_destroy(deps);
             if (n > most) most = n;
+            if (n > 0) reads[dset] = 1;
         }
     }
     return most;
 }
 
 /* Before timestep t: the outputs of timestep t - 1 that points of other ranks read. A remote
- * output is received once into its own slot of out[(t - 1) % 2], however many own points read it.
+ * output is received once into its own place in out[(t - 1) % slots], however many own points read
+ * it.
  */
 static void exchange(struct graph_state *s, long t, int ranks, MPI_Request **req, size_t *cap)
 {
     if (ranks == 1) return; /* every point is local */
     const task_graph_t *g = &s->g;
     size_t bytes = g->output_bytes_per_task, n = 0;
-    char *prev = s->out[(t - 1) & 1];
+    char *prev = s->out[(t - 1) % s->slots];
     long dset = task_graph_dependence_set_at_timestep(*g, t);
     struct span now = span_at(g, t), before = span_at(g, t - 1);
     char *wanted = s->wanted, *sent_to = s->sent_to;
@@ -233,13 +242,13 @@ static int submit(struct graph_state *s, long t)
         struct point_task pt = {.graph = *g, .timestep = t, .point = p};
         tide_arg args[TIDE_MAX_ARGS]; /* only the 2 + n_inputs used: no 768-byte zeroing a task */
         args[0] = (tide_arg){&pt, sizeof pt, TIDE_VALUE};
-        args[1] = (tide_arg){s->out[t & 1] + p * bytes, bytes, TIDE_OUT};
+        args[1] = (tide_arg){s->out[t % s->slots] + p * bytes, bytes, TIDE_OUT};
         long i = p - s->first;
         for (long k = d->at[i]; k < d->at[i + 1]; k++) {
             for (long q = d->iv[k].start; q <= d->iv[k].end; q++) {
                 if (!in_span(before, q)) continue;
                 args[2 + pt.n_inputs++] =
-                    (tide_arg){s->out[(t - 1) & 1] + q * bytes, bytes, TIDE_IN};
+                    (tide_arg){s->out[(t - 1) % s->slots] + q * bytes, bytes, TIDE_IN};
             }
         }
         /* pt.n_inputs is final now; the VALUE argument is copied at creation */
@@ -251,10 +260,51 @@ static int submit(struct graph_state *s, long t)
     return TIDE_OK;
 }
 
+/* Whether timestep t may join the open phase: no point of any graph still running reads. */
+static int joins(const struct graph_state *gs, long n_graphs, long t, long steps)
+{
+    if (t >= steps) return 0;
+    for (long i = 0; i < n_graphs; i++)
+        if (t < gs[i].g.timesteps && gs[i].reads[task_graph_dependence_set_at_timestep(gs[i].g, t)])
+            return 0;
+    return 1;
+}
+
+/* Takes "-phase-steps K" out of argv (Task Bench's parser refuses flags it does not know).
+ * Returns K (default 64), or 0 after a line on rank 0 for a bad value. */
+static long phase_steps_arg(int *argc, char **argv, int rank)
+{
+    long k = 64;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "-phase-steps") != 0) continue;
+        char *end = NULL;
+        k = i + 1 < *argc ? strtol(argv[i + 1], &end, 10) : 0;
+        if (!end || *end || k < 1 || k > 4096) {
+            if (rank == 0)
+                fprintf(stderr,
+                        "tide_taskbench: -phase-steps takes an integer in [1, 4096], got "
+                        "'%s'\n",
+                        i + 1 < *argc ? argv[i + 1] : "");
+            return 0;
+        }
+        int drop = 2;
+        for (int j = i; j + drop <= *argc; j++)
+            argv[j] = argv[j + drop];
+        *argc -= drop;
+        i--;
+    }
+    return k;
+}
+
 int main(int argc, char **argv)
 {
     if (tide_init(&argc, &argv) != TIDE_OK) return 2; /* it printed why */
     int rank = tide_rank(), ranks = tide_size();
+    long phase_steps = phase_steps_arg(&argc, argv, rank);
+    if (!phase_steps) {
+        tide_finalize();
+        return 2;
+    }
     app_t app = app_create(argc, argv);
     task_graph_list_t list = app_task_graphs(app);
     long n_graphs = task_graph_list_num_task_graphs(list), steps = 0;
@@ -264,12 +314,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "tide_taskbench: rank %d: out of memory for %ld graphs\n", rank, n_graphs);
         bad = 2;
     }
+    /* At most 65,536 tasks in a phase of joined timesteps (their outputs need a slot each). */
+    long width = 0;
+    for (long i = 0; !bad && i < n_graphs; i++)
+        width += task_graph_list_task_graph(list, i).max_width;
+    if (width > 0 && phase_steps > 65536 / width)
+        phase_steps = 65536 / width > 1 ? 65536 / width : 1;
     for (long i = 0; !bad && i < n_graphs; i++) {
         struct graph_state *s = &gs[i];
         s->g = task_graph_list_task_graph(list, i);
         s->first = rank * s->g.max_width / ranks;
         s->last = (rank + 1) * s->g.max_width / ranks - 1;
-        long inputs = max_inputs(&s->g);
+        s->n_dsets = task_graph_max_dependence_sets(s->g);
+        s->reads = malloc((size_t)s->n_dsets);
+        if (!s->reads) {
+            fprintf(stderr, "tide_taskbench: rank %d: out of memory for graph %ld\n", rank, i);
+            bad = 2;
+            break;
+        }
+        long inputs = max_inputs(&s->g, s->reads);
         if (inputs > TIDE_MAX_ARGS - 2) {
             if (rank == 0)
                 fprintf(stderr,
@@ -279,15 +342,17 @@ int main(int argc, char **argv)
             bad = 2;
             break;
         }
-        int oom = 0;
-        for (int k = 0; k < 2; k++) {
+        s->slots = 2;
+        for (long d = 0; d < s->n_dsets; d++)
+            if (!s->reads[d] && phase_steps + 1 > s->slots) s->slots = phase_steps + 1;
+        int oom = !(s->out = calloc((size_t)s->slots, sizeof *s->out));
+        for (long k = 0; !oom && k < s->slots; k++) {
             s->out[k] = calloc((size_t)s->g.max_width, s->g.output_bytes_per_task);
             oom |= !s->out[k];
         }
         s->wanted = malloc((size_t)s->g.max_width);
         s->sent_to = malloc((size_t)ranks);
         oom |= !s->wanted || !s->sent_to;
-        s->n_dsets = task_graph_max_dependence_sets(s->g);
         oom |= cache_deps(s, 0) != 0 || cache_deps(s, 1) != 0;
         if (oom) {
             fprintf(stderr, "tide_taskbench: rank %d: out of memory for graph %ld\n", rank, i);
@@ -305,12 +370,15 @@ int main(int argc, char **argv)
     for (int run = 0; !bad && run < 2; run++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
+        long held = 0; /* timesteps in the open phase */
         for (long t = 0; !bad && t < steps; t++) {
             for (long i = 0; !bad && i < n_graphs; i++) {
                 if (t >= gs[i].g.timesteps) continue;
                 if (t > 0) exchange(&gs[i], t, ranks, &req, &cap);
                 if (submit(&gs[i], t) != TIDE_OK) bad = 1;
             }
+            if (++held < phase_steps && joins(gs, n_graphs, t + 1, steps)) continue;
+            held = 0;
             if (!bad && tide_taskwait() != TIDE_OK) bad = 1;
         }
         MPI_Barrier(MPI_COMM_WORLD);
@@ -319,8 +387,10 @@ int main(int argc, char **argv)
     if (bad == 1) fprintf(stderr, "tide_taskbench: rank %d: %s\n", rank, tide_last_error_message());
     if (!bad && rank == 0) app_report_timing(app, elapsed);
     for (long i = 0; gs && i < n_graphs; i++) {
-        free(gs[i].out[0]);
-        free(gs[i].out[1]);
+        for (long k = 0; gs[i].out && k < gs[i].slots; k++)
+            free(gs[i].out[k]);
+        free(gs[i].out);
+        free(gs[i].reads);
         free(gs[i].wanted);
         free(gs[i].sent_to);
         free_deps(gs[i].deps, gs[i].n_dsets);
