@@ -19,12 +19,15 @@
 
 #include "core_c.h"
 
-/* The VALUE argument of every task: what task_graph_execute_point needs besides the buffers. */
+/* The VALUE argument of every task: what task_graph_execute_point needs besides the buffers. The
+ * graph is its index in `graphs`, which every rank builds alike from the same arguments (the
+ * graph itself, 120 bytes, was copied into every task). */
 struct point_task {
-    task_graph_t graph;
-    long timestep, point;
+    long graph, timestep, point;
     int n_inputs;
 };
+
+static task_graph_t *graphs;
 
 /* Scratch memory of one worker, reused by its tasks (Task Bench's memory-bound kernels). */
 static _Thread_local char *scratch;
@@ -33,7 +36,7 @@ static _Thread_local size_t scratch_size;
 static void run_point(void **args) /* args: VALUE point_task, OUT output, IN input... */
 {
     const struct point_task *pt = args[0];
-    const task_graph_t *g = &pt->graph;
+    const task_graph_t *g = &graphs[pt->graph];
     const char *in[TIDE_MAX_ARGS];
     size_t in_bytes[TIDE_MAX_ARGS];
     for (int i = 0; i < pt->n_inputs; i++) {
@@ -59,6 +62,11 @@ struct deps {
     interval_t *iv;
 };
 
+/* The points active at one timestep: [off, end). None outside the graph's timesteps. */
+struct span {
+    long off, end;
+};
+
 /* One graph's state on this rank: every point's output of the last `slots` timesteps (only the own
  * block and the remote points it reads are written; two slots, or one more than the timesteps a
  * phase may hold where a timestep of this graph may join a phase), the block this rank owns, and
@@ -71,10 +79,13 @@ struct graph_state {
     long n_dsets;
     struct deps *deps, *rdeps; /* [n_dsets] */
     long slots;
-    char **out;    /* [timestep % slots][point * output_bytes] */
-    char *reads;   /* [n_dsets]: 1 where some point of the dependence set reads */
-    char *wanted;  /* exchange's scratch: max_width flags, points already received */
-    char *sent_to; /* ... and ranks flags, the peers an output already went to */
+    char **out;                   /* [timestep % slots][point * output_bytes] */
+    char *reads;                  /* [n_dsets]: 1 where some point of the dependence set reads */
+    long index;                   /* in graphs */
+    struct span now, before;      /* the current timestep's points and the last one's (step_to) */
+    long dset, next_t, next_dset; /* its dependence set; timestep next_t's (joins), or next_t -1 */
+    char *wanted;                 /* exchange's scratch: max_width flags, points already received */
+    char *sent_to;                /* ... and ranks flags, the peers an output already went to */
 };
 
 static int owner(const task_graph_t *g, long point, int ranks)
@@ -88,11 +99,6 @@ static int owner(const task_graph_t *g, long point, int ranks)
     return r;
 }
 
-/* The points active at one timestep: [off, end). None outside the graph's timesteps. */
-struct span {
-    long off, end;
-};
-
 static struct span span_at(const task_graph_t *g, long t)
 {
     if (t < 0 || t >= g->timesteps) return (struct span){0, 0};
@@ -103,6 +109,23 @@ static struct span span_at(const task_graph_t *g, long t)
 static int in_span(struct span s, long point)
 {
     return point >= s.off && point < s.end;
+}
+
+static long dset_at(struct graph_state *s, long t)
+{
+    if (t == s->next_t) return s->next_dset;
+    s->next_t = t;
+    return s->next_dset = task_graph_dependence_set_at_timestep(s->g, t);
+}
+
+/* Timestep t of the graph begins (t = 0, or the one after the last): its points, the last
+ * timestep's, and its dependence set, from Task Bench's calls once a timestep (each copies the
+ * graph's description). */
+static void step_to(struct graph_state *s, long t)
+{
+    s->before = t > 0 ? s->now : (struct span){0, 0};
+    s->now = span_at(&s->g, t);
+    s->dset = dset_at(s, t);
 }
 
 /* One direction of the own points' dependencies in every dependence set (reverse: the points
@@ -185,8 +208,8 @@ static void exchange(struct graph_state *s, long t, int ranks, MPI_Request **req
     const task_graph_t *g = &s->g;
     size_t bytes = g->output_bytes_per_task, n = 0;
     char *prev = s->out[(t - 1) % s->slots];
-    long dset = task_graph_dependence_set_at_timestep(*g, t);
-    struct span now = span_at(g, t), before = span_at(g, t - 1);
+    long dset = s->dset;
+    struct span now = s->now, before = s->before;
     char *wanted = s->wanted, *sent_to = s->sent_to;
     memset(wanted, 0, (size_t)g->max_width);
     for (int pass = 0; pass < 2; pass++) {
@@ -235,11 +258,11 @@ static int submit(struct graph_state *s, long t)
 {
     const task_graph_t *g = &s->g;
     size_t bytes = g->output_bytes_per_task;
-    const struct deps *d = &s->deps[task_graph_dependence_set_at_timestep(*g, t)];
-    struct span now = span_at(g, t), before = span_at(g, t - 1);
+    const struct deps *d = &s->deps[s->dset];
+    struct span now = s->now, before = s->before;
     for (long p = s->first; p <= s->last; p++) {
         if (!in_span(now, p)) continue;
-        struct point_task pt = {.graph = *g, .timestep = t, .point = p};
+        struct point_task pt = {.graph = s->index, .timestep = t, .point = p};
         tide_arg args[TIDE_MAX_ARGS]; /* only the 2 + n_inputs used: no 768-byte zeroing a task */
         args[0] = (tide_arg){&pt, sizeof pt, TIDE_VALUE};
         args[1] = (tide_arg){s->out[t % s->slots] + p * bytes, bytes, TIDE_OUT};
@@ -261,12 +284,11 @@ static int submit(struct graph_state *s, long t)
 }
 
 /* Whether timestep t may join the open phase: no point of any graph still running reads. */
-static int joins(const struct graph_state *gs, long n_graphs, long t, long steps)
+static int joins(struct graph_state *gs, long n_graphs, long t, long steps)
 {
     if (t >= steps) return 0;
     for (long i = 0; i < n_graphs; i++)
-        if (t < gs[i].g.timesteps && gs[i].reads[task_graph_dependence_set_at_timestep(gs[i].g, t)])
-            return 0;
+        if (t < gs[i].g.timesteps && gs[i].reads[dset_at(&gs[i], t)]) return 0;
     return 1;
 }
 
@@ -309,8 +331,9 @@ int main(int argc, char **argv)
     task_graph_list_t list = app_task_graphs(app);
     long n_graphs = task_graph_list_num_task_graphs(list), steps = 0;
     struct graph_state *gs = calloc((size_t)n_graphs, sizeof *gs);
+    graphs = calloc((size_t)n_graphs, sizeof *graphs);
     int bad = 0; /* 1: a Tide call failed (tide_last_error_message says why), 2: said already */
-    if (!gs) {
+    if (!gs || !graphs) {
         fprintf(stderr, "tide_taskbench: rank %d: out of memory for %ld graphs\n", rank, n_graphs);
         bad = 2;
     }
@@ -322,7 +345,9 @@ int main(int argc, char **argv)
         phase_steps = 65536 / width > 1 ? 65536 / width : 1;
     for (long i = 0; !bad && i < n_graphs; i++) {
         struct graph_state *s = &gs[i];
-        s->g = task_graph_list_task_graph(list, i);
+        s->g = graphs[i] = task_graph_list_task_graph(list, i);
+        s->index = i;
+        s->next_t = -1;
         s->first = rank * s->g.max_width / ranks;
         s->last = (rank + 1) * s->g.max_width / ranks - 1;
         s->n_dsets = task_graph_max_dependence_sets(s->g);
@@ -374,6 +399,7 @@ int main(int argc, char **argv)
         for (long t = 0; !bad && t < steps; t++) {
             for (long i = 0; !bad && i < n_graphs; i++) {
                 if (t >= gs[i].g.timesteps) continue;
+                step_to(&gs[i], t);
                 if (t > 0) exchange(&gs[i], t, ranks, &req, &cap);
                 if (submit(&gs[i], t) != TIDE_OK) bad = 1;
             }
@@ -397,6 +423,7 @@ int main(int argc, char **argv)
         free_deps(gs[i].rdeps, gs[i].n_dsets);
     }
     free(gs);
+    free(graphs);
     free(req);
     task_graph_list_destroy(list);
     app_destroy(app);
