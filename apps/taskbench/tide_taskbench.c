@@ -67,6 +67,14 @@ struct span {
     long off, end;
 };
 
+/* What Task Bench says of one timestep, asked once per graph before the timesteps (24 bytes a
+ * timestep): each of its calls copies the graph's description, about 60 instructions a call, and
+ * a timestep needed three. */
+struct timestep {
+    struct span points;
+    long dset;
+};
+
 /* One graph's state on this rank: every point's output of the last `slots` timesteps (only the own
  * block and the remote points it reads are written; two slots, or one more than the timesteps a
  * phase may hold where a timestep of this graph may join a phase), the block this rank owns, and
@@ -79,13 +87,14 @@ struct graph_state {
     long n_dsets;
     struct deps *deps, *rdeps; /* [n_dsets] */
     long slots;
-    char **out;                   /* [timestep % slots][point * output_bytes] */
-    char *reads;                  /* [n_dsets]: 1 where some point of the dependence set reads */
-    long index;                   /* in graphs */
-    struct span now, before;      /* the current timestep's points and the last one's (step_to) */
-    long dset, next_t, next_dset; /* its dependence set; timestep next_t's (joins), or next_t -1 */
-    char *wanted;                 /* exchange's scratch: max_width flags, points already received */
-    char *sent_to;                /* ... and ranks flags, the peers an output already went to */
+    char **out;              /* [timestep % slots][point * output_bytes] */
+    char *reads;             /* [n_dsets]: 1 where some point of the dependence set reads */
+    long index;              /* in graphs */
+    struct span now, before; /* the current timestep's points and the last one's (step_to) */
+    long dset;               /* and its dependence set */
+    struct timestep *at;     /* [timesteps]: each timestep's points and dependence set */
+    char *wanted;            /* exchange's scratch: max_width flags, points already received */
+    char *sent_to;           /* ... and ranks flags, the peers an output already went to */
 };
 
 static int owner(const task_graph_t *g, long point, int ranks)
@@ -99,11 +108,15 @@ static int owner(const task_graph_t *g, long point, int ranks)
     return r;
 }
 
-static struct span span_at(const task_graph_t *g, long t)
+static struct timestep *timesteps_of(const task_graph_t *g)
 {
-    if (t < 0 || t >= g->timesteps) return (struct span){0, 0};
-    long off = task_graph_offset_at_timestep(*g, t);
-    return (struct span){off, off + task_graph_width_at_timestep(*g, t)};
+    struct timestep *at = malloc((size_t)g->timesteps * sizeof *at);
+    for (long t = 0; at && t < g->timesteps; t++) {
+        long off = task_graph_offset_at_timestep(*g, t);
+        at[t] = (struct timestep){{off, off + task_graph_width_at_timestep(*g, t)},
+                                  task_graph_dependence_set_at_timestep(*g, t)};
+    }
+    return at;
 }
 
 static int in_span(struct span s, long point)
@@ -111,21 +124,12 @@ static int in_span(struct span s, long point)
     return point >= s.off && point < s.end;
 }
 
-static long dset_at(struct graph_state *s, long t)
-{
-    if (t == s->next_t) return s->next_dset;
-    s->next_t = t;
-    return s->next_dset = task_graph_dependence_set_at_timestep(s->g, t);
-}
-
-/* Timestep t of the graph begins (t = 0, or the one after the last): its points, the last
- * timestep's, and its dependence set, from Task Bench's calls once a timestep (each copies the
- * graph's description). */
+/* Timestep t of the graph begins: its points, the last timestep's, and its dependence set. */
 static void step_to(struct graph_state *s, long t)
 {
-    s->before = t > 0 ? s->now : (struct span){0, 0};
-    s->now = span_at(&s->g, t);
-    s->dset = dset_at(s, t);
+    s->before = t > 0 ? s->at[t - 1].points : (struct span){0, 0};
+    s->now = s->at[t].points;
+    s->dset = s->at[t].dset;
 }
 
 /* One direction of the own points' dependencies in every dependence set (reverse: the points
@@ -288,7 +292,7 @@ static int joins(struct graph_state *gs, long n_graphs, long t, long steps)
 {
     if (t >= steps) return 0;
     for (long i = 0; i < n_graphs; i++)
-        if (t < gs[i].g.timesteps && gs[i].reads[dset_at(&gs[i], t)]) return 0;
+        if (t < gs[i].g.timesteps && gs[i].reads[gs[i].at[t].dset]) return 0;
     return 1;
 }
 
@@ -347,7 +351,6 @@ int main(int argc, char **argv)
         struct graph_state *s = &gs[i];
         s->g = graphs[i] = task_graph_list_task_graph(list, i);
         s->index = i;
-        s->next_t = -1;
         s->first = rank * s->g.max_width / ranks;
         s->last = (rank + 1) * s->g.max_width / ranks - 1;
         s->n_dsets = task_graph_max_dependence_sets(s->g);
@@ -378,7 +381,7 @@ int main(int argc, char **argv)
         s->wanted = malloc((size_t)s->g.max_width);
         s->sent_to = malloc((size_t)ranks);
         oom |= !s->wanted || !s->sent_to;
-        oom |= cache_deps(s, 0) != 0 || cache_deps(s, 1) != 0;
+        oom |= cache_deps(s, 0) != 0 || cache_deps(s, 1) != 0 || !(s->at = timesteps_of(&s->g));
         if (oom) {
             fprintf(stderr, "tide_taskbench: rank %d: out of memory for graph %ld\n", rank, i);
             bad = 2;
@@ -417,6 +420,7 @@ int main(int argc, char **argv)
             free(gs[i].out[k]);
         free(gs[i].out);
         free(gs[i].reads);
+        free(gs[i].at);
         free(gs[i].wanted);
         free(gs[i].sent_to);
         free_deps(gs[i].deps, gs[i].n_dsets);
