@@ -114,7 +114,8 @@ struct tide_task {
 /* Allocates a task with room for nargs descriptors and `extra` bytes of inline storage. */
 tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out);
 void tide_task_free(tide_task *t);
-/* Frees the task blocks kept for reuse (tide_finalize). */
+/* Frees the task blocks kept for reuse: the pool's and the calling thread's (tide_finalize, after
+ * the other threads have ended and returned theirs). */
 void tide_task_pool_drain(void);
 /* Frees a task, or drops one reference to a replicated one. */
 void tide_task_release(tide_task *t);

@@ -8,56 +8,107 @@
 #define ALIGN16(x) (((x) + 15u) & ~(size_t)15u)
 
 /* Blocks of tasks that fit in TASK_BLOCK bytes (a task with its argument descriptors and a few
- * small VALUE arguments) are kept for the next tasks, at most TASK_POOL_MAX of them: glibc's
- * per-thread cache holds 7 blocks of a size, so in a phase of many small tasks each allocation
- * and free went through malloc's bins, about 300 instructions a task (callgrind, Task Bench's
- * `trivial`, 64 tasks a phase). A block's first word links the free ones. */
-enum { TASK_BLOCK = 512, TASK_POOL_MAX = 4096 };
+ * small VALUE arguments) are kept for the next tasks: glibc's per-thread cache holds 7 blocks of
+ * a size, so in a phase of many small tasks each allocation and free went through malloc's bins,
+ * about 300 instructions a task (callgrind, Task Bench's `trivial`, 64 tasks a phase). Each
+ * thread keeps up to CACHE_MAX free blocks of its own, without a lock, and trades CACHE_MOVE at
+ * a time with the process's pool (at most POOL_MAX): tasks are mostly created by the application
+ * thread and freed by the workers. A block's first word links the free ones. */
+enum { TASK_BLOCK = 512, POOL_MAX = 4096, CACHE_MAX = 64, CACHE_MOVE = 32 };
 #ifdef __SANITIZE_ADDRESS__ /* ASan sees each task's own bounds and every use after its free */
 enum { TASK_POOLING = 0 };
 #else
 enum { TASK_POOLING = 1 };
 #endif
-static struct {
-    pthread_mutex_t lock;
+typedef struct block_list {
     void *head;
     long n;
-} pool = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+} block_list;
+
+static struct {
+    pthread_mutex_t lock;
+    block_list free;
+} pool = {PTHREAD_MUTEX_INITIALIZER, {NULL, 0}};
+static _Thread_local block_list cache;
+/* Its destructor returns an exiting thread's cache to the pool. */
+static pthread_key_t cache_key;
+static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
+
+static void *list_pop(block_list *l)
+{
+    void *b = l->head;
+    if (b) {
+        memcpy(&l->head, b, sizeof(void *));
+        l->n--;
+    }
+    return b;
+}
+
+static void list_push(block_list *l, void *b)
+{
+    memcpy(b, &l->head, sizeof(void *));
+    l->head = b;
+    l->n++;
+}
+
+/* Up to n of this thread's cached blocks into the pool (freed beyond POOL_MAX). */
+static void cache_return(long n)
+{
+    pthread_mutex_lock(&pool.lock);
+    for (void *b; n-- > 0 && (b = list_pop(&cache));) {
+        if (pool.free.n < POOL_MAX)
+            list_push(&pool.free, b);
+        else
+            free(b);
+    }
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static void cache_exit(void *unused)
+{
+    (void)unused;
+    cache_return(cache.n);
+}
+
+static void cache_key_create(void)
+{
+    if (pthread_key_create(&cache_key, cache_exit) != 0)
+        tide_fatal("cannot create the task cache's thread key");
+}
+
+/* This thread's cache holds blocks from now on: its exit must return them. */
+static void cache_register(void)
+{
+    pthread_once(&cache_key_once, cache_key_create);
+    pthread_setspecific(cache_key, &cache);
+}
 
 static void *block_get(void)
 {
-    pthread_mutex_lock(&pool.lock);
-    void *b = pool.head;
-    if (b) {
-        memcpy(&pool.head, b, sizeof(void *));
-        pool.n--;
+    if (!cache.head) {
+        pthread_mutex_lock(&pool.lock);
+        for (void *b; cache.n < CACHE_MOVE && (b = list_pop(&pool.free));)
+            list_push(&cache, b);
+        pthread_mutex_unlock(&pool.lock);
+        if (cache.head) cache_register();
     }
-    pthread_mutex_unlock(&pool.lock);
+    void *b = list_pop(&cache);
     return b ? b : malloc(TASK_BLOCK);
 }
 
 static void block_put(void *b)
 {
-    pthread_mutex_lock(&pool.lock);
-    bool keep = pool.n < TASK_POOL_MAX;
-    if (keep) {
-        memcpy(b, &pool.head, sizeof(void *));
-        pool.head = b;
-        pool.n++;
-    }
-    pthread_mutex_unlock(&pool.lock);
-    if (!keep) free(b);
+    if (!cache.head) cache_register();
+    list_push(&cache, b);
+    if (cache.n > CACHE_MAX) cache_return(CACHE_MOVE);
 }
 
 void tide_task_pool_drain(void)
 {
+    cache_return(cache.n);
     pthread_mutex_lock(&pool.lock);
-    while (pool.head) {
-        void *b = pool.head;
-        memcpy(&pool.head, b, sizeof(void *));
+    for (void *b; (b = list_pop(&pool.free));)
         free(b);
-    }
-    pool.n = 0;
     pthread_mutex_unlock(&pool.lock);
 }
 
