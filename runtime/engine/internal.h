@@ -93,7 +93,7 @@ struct tide_task {
     bool queued;     /* in a queue (changed under that queue's lock) */
     bool replicated; /* a copy runs speculatively on rank `holder` */
     bool pinned;     /* tide_task_set_pinned: never leaves its origin (no strategy moves it) */
-    bool pooled;     /* its block returns to task.c's pool, not to free() */
+    bool recycled;   /* its block returns to task.c's spare blocks, not to free() */
     int priority;    /* tide_task_set_priority: higher runs first; the queue's order */
     double cost;     /* tide_task_set_cost: seconds, -1 without a hint */
     int holder;
@@ -114,9 +114,9 @@ struct tide_task {
 /* Allocates a task with room for nargs descriptors and `extra` bytes of inline storage. */
 tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out);
 void tide_task_free(tide_task *t);
-/* Frees the task blocks kept for reuse: the pool's and the calling thread's (tide_finalize, after
- * the other threads have ended and returned theirs). */
-void tide_task_pool_drain(void);
+/* Frees the spare task blocks kept for reuse: the process's and the calling thread's
+ * (tide_finalize, after the other threads have ended and returned theirs). */
+void tide_task_spares_free(void);
 /* Frees a task, or drops one reference to a replicated one. */
 void tide_task_release(tide_task *t);
 void tide_rbuf_release(tide_rbuf *b);

@@ -11,14 +11,14 @@
  * small VALUE arguments) are kept for the next tasks: glibc's per-thread cache holds 7 blocks of
  * a size, so in a phase of many small tasks each allocation and free went through malloc's bins,
  * about 300 instructions a task (callgrind, Task Bench's `trivial`, 64 tasks a phase). Each
- * thread keeps up to CACHE_MAX free blocks of its own, without a lock, and trades CACHE_MOVE at
- * a time with the process's pool (at most POOL_MAX): tasks are mostly created by the application
- * thread and freed by the workers. A block's first word links the free ones. */
-enum { TASK_BLOCK = 512, POOL_MAX = 4096, CACHE_MAX = 64, CACHE_MOVE = 32 };
+ * thread keeps up to CACHE_MAX spare blocks of its own, without a lock, and trades CACHE_MOVE at
+ * a time with the process's spare list (at most SPARE_MAX): tasks are mostly created by the
+ * application thread and freed by the workers. A block's first word links the spare ones. */
+enum { TASK_BLOCK = 512, SPARE_MAX = 4096, CACHE_MAX = 64, CACHE_MOVE = 32 };
 #ifdef __SANITIZE_ADDRESS__ /* ASan sees each task's own bounds and every use after its free */
-enum { TASK_POOLING = 0 };
+enum { TASK_RECYCLING = 0 };
 #else
-enum { TASK_POOLING = 1 };
+enum { TASK_RECYCLING = 1 };
 #endif
 typedef struct block_list {
     void *head;
@@ -27,10 +27,10 @@ typedef struct block_list {
 
 static struct {
     pthread_mutex_t lock;
-    block_list free;
-} pool = {PTHREAD_MUTEX_INITIALIZER, {NULL, 0}};
+    block_list list;
+} spare = {PTHREAD_MUTEX_INITIALIZER, {NULL, 0}};
 static _Thread_local block_list cache;
-/* Its destructor returns an exiting thread's cache to the pool. */
+/* Its destructor returns an exiting thread's cache to the spare list. */
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
@@ -51,17 +51,17 @@ static void list_push(block_list *l, void *b)
     l->n++;
 }
 
-/* Up to n of this thread's cached blocks into the pool (freed beyond POOL_MAX). */
+/* Up to n of this thread's cached blocks into the spare list (freed beyond SPARE_MAX). */
 static void cache_return(long n)
 {
-    pthread_mutex_lock(&pool.lock);
+    pthread_mutex_lock(&spare.lock);
     for (void *b; n-- > 0 && (b = list_pop(&cache));) {
-        if (pool.free.n < POOL_MAX)
-            list_push(&pool.free, b);
+        if (spare.list.n < SPARE_MAX)
+            list_push(&spare.list, b);
         else
             free(b);
     }
-    pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&spare.lock);
 }
 
 static void cache_exit(void *unused)
@@ -86,10 +86,10 @@ static void cache_register(void)
 static void *block_get(void)
 {
     if (!cache.head) {
-        pthread_mutex_lock(&pool.lock);
-        for (void *b; cache.n < CACHE_MOVE && (b = list_pop(&pool.free));)
+        pthread_mutex_lock(&spare.lock);
+        for (void *b; cache.n < CACHE_MOVE && (b = list_pop(&spare.list));)
             list_push(&cache, b);
-        pthread_mutex_unlock(&pool.lock);
+        pthread_mutex_unlock(&spare.lock);
         if (cache.head) cache_register();
     }
     void *b = list_pop(&cache);
@@ -103,13 +103,13 @@ static void block_put(void *b)
     if (cache.n > CACHE_MAX) cache_return(CACHE_MOVE);
 }
 
-void tide_task_pool_drain(void)
+void tide_task_spares_free(void)
 {
     cache_return(cache.n);
-    pthread_mutex_lock(&pool.lock);
-    for (void *b; (b = list_pop(&pool.free));)
+    pthread_mutex_lock(&spare.lock);
+    for (void *b; (b = list_pop(&spare.list));)
         free(b);
-    pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&spare.lock);
 }
 
 tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
@@ -118,12 +118,12 @@ tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
     size_t descs = ALIGN16((size_t)nargs * sizeof(tide_arg));
     size_t argv = ALIGN16((size_t)nargs * sizeof(void *));
     size_t size = head + descs + argv + extra;
-    bool pooled = TASK_POOLING && size <= TASK_BLOCK;
-    unsigned char *mem = pooled ? block_get() : malloc(size);
+    bool recycled = TASK_RECYCLING && size <= TASK_BLOCK;
+    unsigned char *mem = recycled ? block_get() : malloc(size);
     if (!mem) return NULL;
     tide_task *t = (tide_task *)mem;
     memset(t, 0, sizeof *t);
-    t->pooled = pooled;
+    t->recycled = recycled;
     t->nargs = nargs;
     t->sample = -1;
     t->pos = -1;
@@ -147,7 +147,7 @@ void tide_task_free(tide_task *t)
     if (!t) return;
     tide_rbuf_release(t->rbuf);
     free(t->result);
-    if (t->pooled)
+    if (t->recycled)
         block_put(t);
     else
         free(t);

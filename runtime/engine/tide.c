@@ -222,7 +222,7 @@ static void rt_free(tide_rt *rt)
     free(rt->marks.at);
     free(rt->marks.queued);
     free(rt);
-    tide_task_pool_drain();
+    tide_task_spares_free();
 }
 
 static int init_fail(tide_rt *rt, int rc)
