@@ -161,9 +161,6 @@ static void run_dup(int rank)
     CHECK_OK(tide_objects_finalize());
 }
 
-/* OBJ_MODE=setlb_name: the last rank switches to another strategy than the others; setlb_when:
- * rank 0 switches an iteration before the others. Without the agreement check both hang in the
- * rescheduling's collectives (ctest's timeout); with it every rank gets the same error. */
 static void count_up(void *state, size_t size, const tide_object_msg *inbox, size_t ninbox,
                      const tide_object_info *info)
 {
@@ -171,12 +168,15 @@ static void count_up(void *state, size_t size, const tide_object_msg *inbox, siz
     ++*(int64_t *)state;
 }
 
+/* OBJ_MODE=setlb_name: the last rank switches to another strategy than the others; setlb_when:
+ * rank 0 switches an iteration before the others. Without the agreement check both hang in the
+ * rescheduling's collectives (ctest's timeout); with it every rank gets the same error. */
 static void run_setlb(int rank, int size, bool when)
 {
     int64_t z = 0;
     CHECK_OK(tide_object_create(100 + rank, &z, sizeof z, count_up));
     CHECK_OK(tide_objects_iterate()); /* iteration 0 */
-    if (when ? rank == 0 : true)
+    if (!when || rank == 0)
         CHECK_OK(tide_objects_set_lb(!when && rank == size - 1 ? "refine" : "greedy", 2));
     int rc = tide_objects_iterate(); /* iteration 1: TIDE_LB_PERIOD=2 reschedules here */
     CHECK(rc == TIDE_ERR_INVALID, "a different tide_objects_set_lb: iterate returned %d", rc);

@@ -82,14 +82,13 @@ struct timestep {
  * the timesteps as Task Bench's MPI implementation caches them (each task_graph_dependencies call
  * allocates its list). */
 struct graph_state {
-    task_graph_t g;
-    long first, last; /* own points, inclusive */
+    const task_graph_t *g; /* graphs[its index] */
+    long first, last;      /* own points, inclusive */
     long n_dsets;
     struct deps *deps, *rdeps; /* [n_dsets] */
     long slots;
     char **out;              /* [timestep % slots][point * output_bytes] */
     char *reads;             /* [n_dsets]: 1 where some point of the dependence set reads */
-    long index;              /* in graphs */
     struct span now, before; /* the current timestep's points and the last one's (step_to) */
     long dset;               /* and its dependence set */
     struct timestep *at;     /* [timesteps]: each timestep's points and dependence set */
@@ -136,7 +135,7 @@ static void step_to(struct graph_state *s, long t)
  * that read each own point's output). 0, or -1 out of memory. */
 static int cache_deps(struct graph_state *s, int reverse)
 {
-    const task_graph_t *g = &s->g;
+    const task_graph_t *g = s->g;
     long n = s->last - s->first + 1;
     struct deps *d = calloc((size_t)s->n_dsets, sizeof *d);
     if (!d) return -1;
@@ -209,7 +208,7 @@ static long max_inputs(const task_graph_t *g, char *reads)
 static void exchange(struct graph_state *s, long t, int ranks, MPI_Request **req, size_t *cap)
 {
     if (ranks == 1) return; /* every point is local */
-    const task_graph_t *g = &s->g;
+    const task_graph_t *g = s->g;
     size_t bytes = g->output_bytes_per_task, n = 0;
     char *prev = s->out[(t - 1) % s->slots];
     long dset = s->dset;
@@ -260,13 +259,13 @@ static void exchange(struct graph_state *s, long t, int ranks, MPI_Request **req
 /* Timestep t's tasks of one graph. */
 static int submit(struct graph_state *s, long t)
 {
-    const task_graph_t *g = &s->g;
+    const task_graph_t *g = s->g;
     size_t bytes = g->output_bytes_per_task;
     const struct deps *d = &s->deps[s->dset];
     struct span now = s->now, before = s->before;
     for (long p = s->first; p <= s->last; p++) {
         if (!in_span(now, p)) continue;
-        struct point_task pt = {.graph = s->index, .timestep = t, .point = p};
+        struct point_task pt = {.graph = s->g - graphs, .timestep = t, .point = p};
         tide_arg args[TIDE_MAX_ARGS]; /* only the 2 + n_inputs used: no 768-byte zeroing a task */
         args[0] = (tide_arg){&pt, sizeof pt, TIDE_VALUE};
         args[1] = (tide_arg){s->out[t % s->slots] + p * bytes, bytes, TIDE_OUT};
@@ -292,7 +291,7 @@ static int joins(struct graph_state *gs, long n_graphs, long t, long steps)
 {
     if (t >= steps) return 0;
     for (long i = 0; i < n_graphs; i++)
-        if (t < gs[i].g.timesteps && gs[i].reads[gs[i].at[t].dset]) return 0;
+        if (t < gs[i].g->timesteps && gs[i].reads[gs[i].at[t].dset]) return 0;
     return 1;
 }
 
@@ -349,18 +348,18 @@ int main(int argc, char **argv)
         phase_steps = 65536 / width > 1 ? 65536 / width : 1;
     for (long i = 0; !bad && i < n_graphs; i++) {
         struct graph_state *s = &gs[i];
-        s->g = graphs[i] = task_graph_list_task_graph(list, i);
-        s->index = i;
-        s->first = rank * s->g.max_width / ranks;
-        s->last = (rank + 1) * s->g.max_width / ranks - 1;
-        s->n_dsets = task_graph_max_dependence_sets(s->g);
+        graphs[i] = task_graph_list_task_graph(list, i);
+        s->g = &graphs[i];
+        s->first = rank * s->g->max_width / ranks;
+        s->last = (rank + 1) * s->g->max_width / ranks - 1;
+        s->n_dsets = task_graph_max_dependence_sets(*s->g);
         s->reads = malloc((size_t)s->n_dsets);
         if (!s->reads) {
             fprintf(stderr, "tide_taskbench: rank %d: out of memory for graph %ld\n", rank, i);
             bad = 2;
             break;
         }
-        long inputs = max_inputs(&s->g, s->reads);
+        long inputs = max_inputs(s->g, s->reads);
         if (inputs > TIDE_MAX_ARGS - 2) {
             if (rank == 0)
                 fprintf(stderr,
@@ -375,18 +374,18 @@ int main(int argc, char **argv)
             if (!s->reads[d] && phase_steps + 1 > s->slots) s->slots = phase_steps + 1;
         int oom = !(s->out = calloc((size_t)s->slots, sizeof *s->out));
         for (long k = 0; !oom && k < s->slots; k++) {
-            s->out[k] = calloc((size_t)s->g.max_width, s->g.output_bytes_per_task);
+            s->out[k] = calloc((size_t)s->g->max_width, s->g->output_bytes_per_task);
             oom |= !s->out[k];
         }
-        s->wanted = malloc((size_t)s->g.max_width);
+        s->wanted = malloc((size_t)s->g->max_width);
         s->sent_to = malloc((size_t)ranks);
         oom |= !s->wanted || !s->sent_to;
-        oom |= cache_deps(s, 0) != 0 || cache_deps(s, 1) != 0 || !(s->at = timesteps_of(&s->g));
+        oom |= cache_deps(s, 0) != 0 || cache_deps(s, 1) != 0 || !(s->at = timesteps_of(s->g));
         if (oom) {
             fprintf(stderr, "tide_taskbench: rank %d: out of memory for graph %ld\n", rank, i);
             bad = 2;
         }
-        if (s->g.timesteps > steps) steps = s->g.timesteps;
+        if (s->g->timesteps > steps) steps = s->g->timesteps;
     }
     /* A rank that failed its setup (out of memory) stops every rank, which would else wait for
      * it in the first barrier. */
@@ -401,7 +400,7 @@ int main(int argc, char **argv)
         long held = 0; /* timesteps in the open phase */
         for (long t = 0; !bad && t < steps; t++) {
             for (long i = 0; !bad && i < n_graphs; i++) {
-                if (t >= gs[i].g.timesteps) continue;
+                if (t >= gs[i].g->timesteps) continue;
                 step_to(&gs[i], t);
                 if (t > 0) exchange(&gs[i], t, ranks, &req, &cap);
                 if (submit(&gs[i], t) != TIDE_OK) bad = 1;

@@ -172,6 +172,11 @@ int tide_fnid_of(tide_task_fn fn, tide_fnid *out);
 tide_task_fn tide_fnid_resolve(tide_fnid id);
 /* 64-bit hash of this process's executable file (same file on all ranks = same hash). */
 int tide_exe_hash(uint64_t *out, char *path, size_t pathlen);
+/* Whether every rank of comm holds the same n (at most 16) values: one allreduce of each value
+ * and its negative (MPI_MAX). lo[k] and hi[k] (either may be NULL) receive the smallest and the
+ * largest over the ranks. Returns the index of the first value that differs, or -1. Collective;
+ * tide.c. */
+int tide_agree_values(MPI_Comm comm, const long long *v, int n, long long *lo, long long *hi);
 /* FNV-1a, 64 bit: h is TIDE_HASH_INIT or an earlier result (to hash several pieces). */
 #define TIDE_HASH_INIT 0xcbf29ce484222325ull
 uint64_t tide_hash_bytes(uint64_t h, const void *data, size_t len);

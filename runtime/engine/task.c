@@ -30,6 +30,7 @@ static struct {
     block_list list;
 } spare = {PTHREAD_MUTEX_INITIALIZER, {NULL, 0}};
 static _Thread_local block_list cache;
+static _Thread_local bool cache_registered;
 /* Its destructor returns an exiting thread's cache to the spare list. */
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
@@ -79,8 +80,10 @@ static void cache_key_create(void)
 /* This thread's cache holds blocks from now on: its exit must return them. */
 static void cache_register(void)
 {
+    if (cache_registered) return;
     pthread_once(&cache_key_once, cache_key_create);
     pthread_setspecific(cache_key, &cache);
+    cache_registered = true;
 }
 
 static void *block_get(void)

@@ -109,9 +109,26 @@ static int check_same_executable(tide_rt *rt)
  * forward to another node: Open MPI's needs -x NAME). TIDE_LB: the strategy; TIDE_PHASE_DRIVER
  * and TIDE_PLAN_GATE: inline phases or the comm thread's protocol; TIDE_SYNC_EVERY: the shape of
  * the inline phases' collective (phase.c); TIDE_GLOBAL_LB: the objects layer's strategy, whose
- * collectives differ too (by a hash of the name: the layer above names them). One allreduce of
- * each value and its negative. */
+ * collectives differ too (by a hash of the name: the layer above names them). One
+ * tide_agree_values. */
 enum { SHAPE_LB, SHAPE_DRIVER, SHAPE_GATE, SHAPE_SYNC, SHAPE_GLOBAL, SHAPE_KNOBS };
+
+int tide_agree_values(MPI_Comm comm, const long long *v, int n, long long *lo, long long *hi)
+{
+    enum { MOST = 16 };
+    if (n < 1 || n > MOST) tide_fatal("internal: tide_agree_values of %d values", n);
+    long long ext[2 * MOST];
+    for (int k = 0; k < n; k++)
+        ext[2 * k] = v[k], ext[2 * k + 1] = -v[k];
+    MPI_Allreduce(MPI_IN_PLACE, ext, 2 * n, MPI_LONG_LONG, MPI_MAX, comm);
+    int first = -1;
+    for (int k = 0; k < n; k++) {
+        if (lo) lo[k] = -ext[2 * k + 1];
+        if (hi) hi[k] = ext[2 * k];
+        if (first < 0 && ext[2 * k] != -ext[2 * k + 1]) first = k;
+    }
+    return first;
+}
 
 /* The engine's 64-bit hash of a name (fnid.c), folded to a non-negative int. */
 static int name_hash(const char *s)
@@ -149,29 +166,23 @@ static int check_same_shape(tide_rt *rt)
 {
     static const char *const names[SHAPE_KNOBS] = {"TIDE_LB", "TIDE_PHASE_DRIVER", "TIDE_PLAN_GATE",
                                                    "TIDE_SYNC_EVERY", "TIDE_GLOBAL_LB"};
-    int v[SHAPE_KNOBS] = {lb_index(rt->cfg.lb), rt->cfg.phase_driver, rt->cfg.plan_gate,
-                          rt->cfg.sync_every, name_hash(rt->cfg.global_lb)};
-    int mine[2 * SHAPE_KNOBS], most[2 * SHAPE_KNOBS];
-    for (int k = 0; k < SHAPE_KNOBS; k++)
-        mine[2 * k] = v[k], mine[2 * k + 1] = -v[k];
-    MPI_Allreduce(mine, most, 2 * SHAPE_KNOBS, MPI_INT, MPI_MAX, rt->mpi_comm);
-    for (int k = 0; k < SHAPE_KNOBS; k++) {
-        if (most[2 * k] == -most[2 * k + 1]) continue;
-        if (k == SHAPE_GLOBAL) /* a hash: only this rank's name is known here */
-            return tide_fail(TIDE_ERR_CONFIG,
-                             "%s differs between ranks (rank %d has %s); give every rank the "
-                             "same value (Open MPI's mpirun passes a variable to other nodes "
-                             "with -x %s)",
-                             names[k], rt->rank, rt->cfg.global_lb, names[k]);
-        char lo[64], hi[64];
-        shape_value(k, -most[2 * k + 1], lo, sizeof lo);
-        shape_value(k, most[2 * k], hi, sizeof hi);
+    long long v[SHAPE_KNOBS] = {lb_index(rt->cfg.lb), rt->cfg.phase_driver, rt->cfg.plan_gate,
+                                rt->cfg.sync_every, name_hash(rt->cfg.global_lb)};
+    long long lo[SHAPE_KNOBS], hi[SHAPE_KNOBS];
+    int k = tide_agree_values(rt->mpi_comm, v, SHAPE_KNOBS, lo, hi);
+    if (k < 0) return TIDE_OK;
+    if (k == SHAPE_GLOBAL) /* a hash: only this rank's name is known here */
         return tide_fail(TIDE_ERR_CONFIG,
-                         "%s differs between ranks (from %s to %s); give every rank the same "
+                         "%s differs between ranks (rank %d has %s); give every rank the same "
                          "value (Open MPI's mpirun passes a variable to other nodes with -x %s)",
-                         names[k], lo, hi, names[k]);
-    }
-    return TIDE_OK;
+                         names[k], rt->rank, rt->cfg.global_lb, names[k]);
+    char from[64], to[64];
+    shape_value(k, (int)lo[k], from, sizeof from);
+    shape_value(k, (int)hi[k], to, sizeof to);
+    return tide_fail(TIDE_ERR_CONFIG,
+                     "%s differs between ranks (from %s to %s); give every rank the same value "
+                     "(Open MPI's mpirun passes a variable to other nodes with -x %s)",
+                     names[k], from, to, names[k]);
 }
 
 /* Rank 0 writes the statistics files: it creates them now, so that a path it cannot write fails

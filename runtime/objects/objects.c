@@ -223,11 +223,8 @@ static long long lb_index(const tide_objects_layer *L)
  * naming the first rank that differs from rank 0; no rank reschedules. */
 static bool lb_agreed(tide_objects_layer *L)
 {
-    long long mine[3] = {lb_index(L), L->period, (long long)L->window}, ext[6];
-    for (int i = 0; i < 3; i++)
-        ext[i] = mine[i], ext[3 + i] = -mine[i]; /* the max and, negated, the min */
-    MPI_Allreduce(MPI_IN_PLACE, ext, 6, MPI_LONG_LONG, MPI_MAX, L->comm);
-    if (ext[0] == -ext[3] && ext[1] == -ext[4] && ext[2] == -ext[5]) return true;
+    long long mine[3] = {lb_index(L), L->period, (long long)L->window};
+    if (tide_agree_values(L->comm, mine, 3, NULL, NULL) < 0) return true;
     long long *all = malloc((size_t)L->size * sizeof mine);
     TIDE_OBJ_NEED(all);
     MPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, L->comm);
