@@ -690,14 +690,19 @@ void tide_workers_wake(tide_rt *rt);
 typedef struct tide_pool tide_pool;
 int tide_pool_start(tide_rt *rt);
 void tide_pool_stop(tide_rt *rt);
-/* taskwait: runs the phase on every worker and this thread (slot 0); returns when all left it. */
-void tide_pool_run_phase(tide_rt *rt);
-/* Runs tasks on this thread until the phase is done everywhere. */
-void tide_worker_loop(tide_rt *rt, int slot);
+/* taskwait: runs the phase on every worker and this thread (slot 0); returns when all left it.
+ * since: a clock reading (tide_now) this thread made just before, with nothing run since, that
+ * may start its first task when it is the only worker; 0: none. */
+void tide_pool_run_phase(tide_rt *rt, double since);
+/* Runs tasks on this thread until the phase is done everywhere; since as above (0: none). */
+void tide_worker_loop(tide_rt *rt, int slot, double since);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */
 long tide_task_completed(tide_rt *rt);
-/* Executes one task and accounts for it. */
-void tide_task_execute(tide_rt *rt, tide_task *t, int slot);
+/* Executes one task and accounts for it; returns the clock reading that ended it. The task's
+ * time starts at since, the reading that ended what this worker did just before (its previous
+ * task, with only the queue's pop between them), or where since is 0 at a reading of its own: a
+ * worker going from task to task reads the clock once per task, not twice (performance.md). */
+double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since);
 
 #endif

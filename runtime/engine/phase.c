@@ -87,21 +87,25 @@ struct tide_protocol {
     MPI_Op sums_op;
 };
 
-static void fill_record(tide_protocol *cs)
+/* This rank's record of the phase that ends, into r; end: the clock reading that ends the
+ * phase, or 0 to read the clock now. Each field is set by name (a memset of the whole compiles to
+ * a string instruction that costs more than the stores): a new field needs its line here, and
+ * this count its term. */
+_Static_assert(TIDE_RECORD_DOUBLES == 25, "tide_rank_record has a field fill_record does not set");
+static void fill_record(tide_protocol *cs, tide_rank_record *r, double end)
 {
     tide_rt *rt = cs->rt;
-    tide_rank_record *r = &cs->mine;
-    memset(r, 0, sizeof *r);
-    double last = 0;
-    r->task_max = rt->offload_task_max;
-    r->L = rt->L_offloaded;
+    double last = 0, L = rt->L_offloaded, L_run = 0, task_max = rt->offload_task_max;
     for (int i = 0; i < rt->threads; i++) {
         tide_worker_slot *s = &rt->slots[i];
-        r->L += s->L_local;
-        r->L_run += s->L_run;
+        L += s->L_local;
+        L_run += s->L_run;
         if (s->executed && s->last_done > last) last = s->last_done;
-        if (s->task_max > r->task_max) r->task_max = s->task_max;
+        if (s->task_max > task_max) task_max = s->task_max;
     }
+    r->L = L;
+    r->L_run = L_run;
+    r->task_max = task_max;
     r->W = last > 0 ? last - rt->phase_start : 0;
     r->L_pred = rt->feed.load;
     r->L_unc = rt->feed.unc;
@@ -110,7 +114,8 @@ static void fill_record(tide_protocol *cs)
     r->pred_model = rt->feed.model_code;
     r->plan_residual = rt->plan_residual;
     r->plan_limit = rt->plan_limit;
-    rt->phase_end = tide_now(); /* one clock read for the record, the drain and the frequency */
+    /* one clock reading for the record, the drain and the frequency */
+    rt->phase_end = end > 0 ? end : tide_now();
     r->time = rt->phase_end - rt->phase_start;
     r->tasks = (double)rt->phase_tasks;
     r->offloaded = (double)rt->n_offloaded;
@@ -217,7 +222,7 @@ static void run_begin(tide_protocol *cs, const tide_rank_status *all)
 static void gather_records(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
-    fill_record(cs);
+    fill_record(cs, &cs->mine, 0);
     if (rt->log.gather) {
         MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
                        MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
@@ -326,9 +331,7 @@ static void fused_exchange(tide_protocol *cs)
             f[0] = element_step(cs, j);
             memcpy(f + FUSED_STEP, j < cs->held ? &cs->held_mine[j] : &no_record, sizeof no_record);
         }
-        if (rt->size == 1) /* a lone rank's collective is a copy (50 ns of a 1 us phase) */
-            memcpy(cs->fused_all, cs->fused_mine, (size_t)n * FUSED_DOUBLES * sizeof(double));
-        else
+        if (rt->size > 1) /* a lone rank's result is its own (fused_all is fused_mine) */
             MPI_Allgather(cs->fused_mine, n * FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all,
                           n * FUSED_DOUBLES, MPI_DOUBLE, rt->coll_comm);
         for (int j = 0; j < n; j++) {
@@ -343,9 +346,7 @@ static void fused_exchange(tide_protocol *cs)
         m->step_hi = element_step(cs, j);
         m->step_neg = -m->step_hi;
     }
-    if (rt->size == 1)
-        memcpy(cs->inline_all, cs->inline_mine, (size_t)n * sizeof *cs->inline_all);
-    else
+    if (rt->size > 1) /* a lone rank's result is its own (inline_all is inline_mine) */
         MPI_Allreduce(cs->inline_mine, cs->inline_all, n, cs->sums_type, cs->sums_op,
                       rt->coll_comm);
     for (int j = 0; j < n; j++) {
@@ -380,9 +381,11 @@ void tide_protocol_inline_end(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
-    fill_record(cs);
     if (cs->held == 0) cs->held_first = rt->phase + 1;
-    cs->held_mine[cs->held++] = cs->mine;
+    tide_rank_record *mine = &cs->held_mine[cs->held++];
+    /* A lone worker ran every task, the last one just before: the reading that ended it ends
+     * the phase (worker.c). */
+    fill_record(cs, mine, rt->threads == 1 && rt->slots[0].executed ? rt->slots[0].last_done : 0);
     /* Where the gate is on, every == 1: the gate takes this phase's agreed numbers below. */
     if (cs->held == cs->every) {
         fused_exchange(cs);
@@ -393,7 +396,7 @@ void tide_protocol_inline_end(tide_protocol *cs)
      * counts the phase at its next turn (fold_inline). */
     atomic_fetch_add_explicit(&rt->inline_ended, 1, memory_order_release);
     phase_close(cs, rt->phase + 1, true, &cs->inline_all[0]);
-    tide_predict_observe(rt, cs->mine.L, rt->phase + 1);
+    tide_predict_observe(rt, mine->L, rt->phase + 1);
 }
 
 /* The comm thread counts the inline phases into the core's phases (the step numbers). */
@@ -501,9 +504,11 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
         cs->all = calloc((size_t)rt->size, sizeof *cs->all);
         cs->held_mine = calloc(n, sizeof *cs->held_mine);
         cs->fused_mine = calloc(n * FUSED_DOUBLES, sizeof(double));
-        cs->fused_all = calloc((size_t)rt->size * n * FUSED_DOUBLES, sizeof(double));
         cs->inline_mine = calloc(n, sizeof *cs->inline_mine);
-        cs->inline_all = calloc(n, sizeof *cs->inline_all);
+        /* A lone rank's collectives give back what it gives: no second buffer, no copy. */
+        cs->fused_all = rt->size > 1 ? calloc((size_t)rt->size * n * FUSED_DOUBLES, sizeof(double))
+                                     : cs->fused_mine;
+        cs->inline_all = rt->size > 1 ? calloc(n, sizeof *cs->inline_all) : cs->inline_mine;
     }
     if (!cs || !cs->all_status || !cs->all || !cs->held_mine || !cs->fused_mine || !cs->fused_all ||
         !cs->inline_mine || !cs->inline_all) {
@@ -528,9 +533,9 @@ void tide_protocol_destroy(tide_protocol *cs)
     free(cs->all_status);
     free(cs->all);
     free(cs->held_mine);
+    if (cs->fused_all != cs->fused_mine) free(cs->fused_all);
     free(cs->fused_mine);
-    free(cs->fused_all);
+    if (cs->inline_all != cs->inline_mine) free(cs->inline_all);
     free(cs->inline_mine);
-    free(cs->inline_all);
     free(cs);
 }

@@ -77,7 +77,7 @@ static void *worker_main(void *arg)
         if (p->stop) break;
         seen = p->generation;
         pthread_mutex_unlock(&p->lock);
-        tide_worker_loop(p->rt, a.slot);
+        tide_worker_loop(p->rt, a.slot, 0);
         pthread_mutex_lock(&p->lock);
         if (--p->active == 0) pthread_cond_signal(&p->done_cv);
     }
@@ -149,11 +149,11 @@ void tide_pool_stop(tide_rt *rt)
     rt->pool = NULL;
 }
 
-void tide_pool_run_phase(tide_rt *rt)
+void tide_pool_run_phase(tide_rt *rt, double since)
 {
     tide_pool *p = rt->pool;
     if (p->n == 0) { /* the application thread is the only worker: nobody to start or wait for */
-        tide_worker_loop(rt, 0);
+        tide_worker_loop(rt, 0, since);
         return;
     }
     pthread_mutex_lock(&p->lock);
@@ -161,7 +161,7 @@ void tide_pool_run_phase(tide_rt *rt)
     p->generation++;
     pthread_cond_broadcast(&p->start_cv);
     pthread_mutex_unlock(&p->lock);
-    tide_worker_loop(rt, 0);
+    tide_worker_loop(rt, 0, 0); /* since is older than the start of the others */
     /* Every worker has left the phase before taskwait returns: none may take a task the
      * application submits for the next one. */
     int left;

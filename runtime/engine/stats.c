@@ -54,23 +54,36 @@ static const char *const limit_names[TIDE_LB_LIMIT_COUNT] = {"none", "granularit
 
 /* ---- a phase's numbers over the ranks -------------------------------------------------------- */
 
+/* fmax for numbers that are never NaN, without libm's call (a phase's end takes a few). */
+static inline double max_of(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+/* tide_phase_sums_of sets each field by name (a memset of the whole, or a compound literal,
+ * compiles to a string instruction that costs more than the stores): a new field needs its line
+ * there, and this count its term. */
+_Static_assert(TIDE_PHASE_SUMS_DOUBLES == 20 + TIDE_SERVED_EXACT + TIDE_LB_LIMIT_COUNT,
+               "tide_phase_sums has a field that tide_phase_sums_of does not set");
+
 void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums *out)
 {
-    memset(out, 0, sizeof *out);
+    prediction_error e = {0};
+    add_error(&e, r);
+    if (r->threads > 0) threads = (int)r->threads;
     out->W = r->W;
     out->L = r->L;
     out->tasks = r->tasks;
     out->offloaded = r->offloaded;
     out->bytes = r->bytes_sent;
     out->replicated = r->replicated;
-    prediction_error e = {0};
-    add_error(&e, r);
     out->sq_err = e.sq, out->n_err = e.n, out->ape_err = e.ape, out->n_ape = e.n_ape;
     int k = served_kind(r);
-    if (k >= 0) out->served[k] = 1;
+    for (int i = 0; i < TIDE_SERVED_EXACT; i++)
+        out->served[i] = i == k;
     int lim = (int)r->plan_limit;
-    if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) out->limits[lim] = 1;
-    if (r->threads > 0) threads = (int)r->threads;
+    for (int i = 0; i < TIDE_LB_LIMIT_COUNT; i++)
+        out->limits[i] = i == lim;
     out->L_ns = (double)(int64_t)(r->L * 1e9 + 0.5); /* L >= 0; no libm call in a 1 us phase */
     out->workers = threads;
     out->predicted = r->L_pred >= 0;
@@ -79,6 +92,7 @@ void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums 
     out->time = r->time;
     out->gate_tail = r->gate_tail;
     out->own_load = threads > 0 ? r->L / threads : 0;
+    out->step_hi = out->step_neg = 0;
 }
 
 void tide_phase_sums_add(tide_phase_sums *into, const tide_phase_sums *s)
@@ -88,7 +102,7 @@ void tide_phase_sums_add(tide_phase_sums *into, const tide_phase_sums *s)
     for (size_t i = 0; i < TIDE_PHASE_SUMS_MAX_FROM; i++)
         a[i] += b[i];
     for (size_t i = TIDE_PHASE_SUMS_MAX_FROM; i < TIDE_PHASE_SUMS_DOUBLES; i++)
-        a[i] = fmax(a[i], b[i]);
+        a[i] = max_of(a[i], b[i]);
 }
 
 /* Every rank's records folded, in rank order (the order an allreduce may change only in the
@@ -147,11 +161,19 @@ static const tide_rank_record *phase_records(const tide_phase_log *log, int phas
     return log->records;
 }
 
+/* stats_of sets each field by name after `phase` and its padding (a memset of the whole, or a
+ * compound literal, compiles to a string instruction that costs more than the stores; and a
+ * literal leaves the padding undefined, which a memcmp of two statistics would see): a new field
+ * needs its line there, and this count its term. */
+_Static_assert(sizeof(tide_phase_stats) ==
+                   offsetof(tide_phase_stats, W_max) + 10 * sizeof(double) + 6 * sizeof(int64_t),
+               "tide_phase_stats has a field that stats_of does not set");
+
 /* Phase `phase`'s statistics from its numbers over the ranks and rank me's record. */
 static void stats_of(const tide_phase_sums *s, const tide_rank_record *mine, int phase, int nranks,
                      int threads, tide_phase_stats *out)
 {
-    memset(out, 0, sizeof *out);
+    memset(out, 0, offsetof(tide_phase_stats, W_max)); /* phase and the padding after it */
     out->phase = phase;
     out->W_max = s->W_max;
     out->W_avg = s->W / nranks;
@@ -160,7 +182,7 @@ static void stats_of(const tide_phase_sums *s, const tide_rank_record *mine, int
     out->offloaded = (int64_t)s->offloaded;
     out->bytes_moved = (int64_t)s->bytes;
     out->R_imb = out->W_avg > 0 ? out->W_max / out->W_avg - 1 : 0;
-    out->ideal = fmax(out->L_total / ((double)nranks * threads), s->task_max);
+    out->ideal = max_of(out->L_total / ((double)nranks * threads), s->task_max);
     /* The phase lasts until its last rank leaves tide_taskwait: under `none` no termination
      * protocol holds a light rank 0 until the heavy ranks finish, so its own time would not do. */
     out->time = s->time;
@@ -187,17 +209,16 @@ static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tid
                      tide_phase_stats *out)
 {
     tide_run_totals *s = &log->totals;
-    tide_phase_stats ps;
-    stats_of(sums, mine, log->nphases, log->nranks, log->threads, &ps);
+    tide_phase_stats own, *ps = out ? out : &own;
+    stats_of(sums, mine, log->nphases, log->nranks, log->threads, ps);
     log->nphases++;
-    if (out) *out = ps;
-    s->W_par += ps.W_max;
-    s->W_avg += ps.W_avg;
-    s->time += ps.time;
-    s->ideal += ps.ideal;
-    s->tasks += ps.tasks;
-    s->offloaded += ps.offloaded;
-    s->bytes += ps.bytes_moved;
+    s->W_par += ps->W_max;
+    s->W_avg += ps->W_avg;
+    s->time += ps->time;
+    s->ideal += ps->ideal;
+    s->tasks += ps->tasks;
+    s->offloaded += ps->offloaded;
+    s->bytes += ps->bytes_moved;
     s->replicated += (int64_t)sums->replicated;
     s->sq_err += sums->sq_err, s->n_err += (long)sums->n_err;
     s->ape_err += sums->ape_err, s->n_ape += (long)sums->n_ape;
@@ -210,7 +231,7 @@ static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tid
         s->planned += (long)sums->limits[k];
     }
     /* A rank whose own load fits within the ideal still needs the ideal's time. */
-    s->unbalanced += fmax(sums->own_load, ps.ideal);
+    s->unbalanced += max_of(sums->own_load, ps->ideal);
     s->inline_phases += mine->protocol == 0; /* the same on every rank */
 }
 

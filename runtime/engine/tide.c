@@ -369,12 +369,15 @@ int tide_taskwait(void)
                                                       rt->threads, rt->plan_at, rt->last_phase_s);
     if (inline_now) {
         tide_protocol_inline_begin(rt->protocol);
-        if (rt->phase_tasks > 0) tide_pool_run_phase(rt);
+        /* The phase's first clock reading starts its first task too, where nothing ran between
+         * them (a prediction to make could take microseconds). */
+        if (rt->phase_tasks > 0)
+            tide_pool_run_phase(rt, rt->predicting || rt->trace ? 0 : rt->phase_start);
         tide_protocol_inline_end(rt->protocol);
     } else {
         atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
         tide_comm_wake(rt);
-        tide_pool_run_phase(rt);
+        tide_pool_run_phase(rt, 0);
     }
     /* An inline phase's record read the clock after its tasks (phase.c, fill_record); only
      * the trace and the plan gate need the end of the allreduce too. */

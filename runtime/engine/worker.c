@@ -61,10 +61,10 @@ size_t tide_cancels_drain(tide_rt *rt, void (*send)(tide_rt *, uint64_t seq, int
     return n;
 }
 
-void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
+double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
 {
     if (t->replicated) request_cancel(rt, t);
-    double t0 = tide_now();
+    double t0 = since > 0 ? since : tide_now();
     t->fn(t->argv);
     double t1 = tide_now();
     t->exec_time = t1 - t0;
@@ -80,18 +80,21 @@ void tide_task_execute(tide_rt *rt, tide_task *t, int slot)
         t->rbuf = NULL;
         tide_queue_push(&rt->results, t);
         tide_comm_wake(rt);
-        return;
+        return 0; /* a wake may cost a system call: not the next task's time */
     }
     s->L_local += t->exec_time;
     tide_predict_record_time(t);
     tide_task_release(t);
-    if (tide_task_completed(rt) != 0) return;
+    /* (A trace's task spans stay the tasks' own: its writing is not the next task's time.) */
+    if (tide_task_completed(rt) != 0) return rt->trace ? 0 : t1;
     /* The phase's last own task: whoever ends the phase must know. With inline phases that is
-     * the application thread, which runs the worker loop too: workers asleep must leave it. */
-    if (atomic_load_explicit(&rt->inline_now, memory_order_relaxed))
-        tide_workers_wake(rt);
-    else
+     * the application thread, which runs the worker loop too: workers asleep must leave it
+     * (a lone worker is this thread: no fence to pay). */
+    if (atomic_load_explicit(&rt->inline_now, memory_order_relaxed)) {
+        if (rt->threads > 1) tide_workers_wake(rt);
+    } else
         tide_comm_wake(rt);
+    return 0;
 }
 
 /* Inline phases (no task moves) are over for the workers once every own task completed; the
@@ -128,7 +131,7 @@ static void wait_for_work(tide_rt *rt, int target)
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
-void tide_worker_loop(tide_rt *rt, int slot)
+void tide_worker_loop(tide_rt *rt, int slot, double since)
 {
     int target = rt->phase + 1;
     int empty = 0;
@@ -136,10 +139,11 @@ void tide_worker_loop(tide_rt *rt, int slot)
         tide_task *t = tide_queue_pop_front(&rt->remote);
         if (!t && may_start_local(rt, target)) t = tide_queue_pop_front(&rt->local);
         if (t) {
-            tide_task_execute(rt, t, slot);
+            since = tide_task_execute(rt, t, slot, since);
             empty = 0;
-        } else if (++empty > rt->cfg.poll_spin) {
-            wait_for_work(rt, target);
+        } else {
+            since = 0; /* it found nothing: the next task starts at a reading of its own */
+            if (++empty > rt->cfg.poll_spin) wait_for_work(rt, target);
         }
     }
 }
