@@ -54,7 +54,8 @@ static void level_insert(tide_queue *q, int k, int p, tide_task *last)
         q->levels = l;
         q->cap_levels = cap;
     }
-    memmove(q->levels + k + 1, q->levels + k, (size_t)(q->nlevels - k) * sizeof *q->levels);
+    if (k < q->nlevels) /* (mostly it goes last: no call) */
+        memmove(q->levels + k + 1, q->levels + k, (size_t)(q->nlevels - k) * sizeof *q->levels);
     q->levels[k] = (tide_queue_level){p, last};
     q->nlevels++;
 }
@@ -118,8 +119,9 @@ static void unlink_locked(tide_queue *q, tide_task *t)
         if (t->prev && t->prev->priority == t->priority) {
             q->levels[k].last = t->prev;
         } else {
-            memmove(q->levels + k, q->levels + k + 1,
-                    (size_t)(q->nlevels - k - 1) * sizeof *q->levels);
+            if (k < q->nlevels - 1)
+                memmove(q->levels + k, q->levels + k + 1,
+                        (size_t)(q->nlevels - k - 1) * sizeof *q->levels);
             q->nlevels--;
         }
     }
