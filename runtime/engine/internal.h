@@ -127,10 +127,20 @@ typedef struct tide_queue_level {
     tide_task *last;
 } tide_queue_level;
 
+/* Adds d to a counter that changes only under one lock, and returns what it held: a load and
+ * a store, where an atomic add is a locked instruction (about 20 cycles, several a task); readers
+ * without the lock still see whole values. */
+static inline long tide_locked_add(atomic_long *c, long d)
+{
+    long v = atomic_load_explicit(c, memory_order_relaxed);
+    atomic_store_explicit(c, v + d, memory_order_relaxed);
+    return v;
+}
+
 typedef struct tide_queue {
     pthread_mutex_t lock;
-    tide_task *head, *tail; /* descending priority, FIFO among equals */
-    atomic_long count;
+    tide_task *head, *tail;   /* descending priority, FIFO among equals */
+    atomic_long count;        /* changed under lock only (tide_locked_add) */
     tide_queue_level *levels; /* the priorities present, descending */
     int nlevels, cap_levels;
 } tide_queue;
@@ -550,7 +560,8 @@ struct tide_rt {
     tide_queue remote;  /* other ranks' tasks, executed first */
     tide_queue results; /* executed remote tasks whose results await sending */
 
-    atomic_uint_fast64_t next_seq;
+    /* these two change under local.lock only (tide_locked_add) */
+    atomic_long next_seq;  /* the next own task's seq */
     atomic_long submitted; /* own tasks submitted since the last taskwait */
     /* Cost hints of the tasks submitted since the last taskwait (under local.lock), and of the
      * phase that runs (phase_hints, taken by taskwait): predict.c serves them when every own

@@ -87,7 +87,7 @@ void tide_queue_push_locked(tide_queue *q, tide_task *t)
         level_insert(q, k, t->priority, t);
     }
     t->queued = true;
-    atomic_fetch_add_explicit(&q->count, 1, memory_order_relaxed);
+    tide_locked_add(&q->count, 1);
 }
 
 void tide_queue_push(tide_queue *q, tide_task *t)
@@ -134,7 +134,7 @@ static void unlink_locked(tide_queue *q, tide_task *t)
     else
         q->tail = t->prev;
     t->queued = false;
-    atomic_fetch_sub_explicit(&q->count, 1, memory_order_relaxed);
+    tide_locked_add(&q->count, -1);
 }
 
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n)

@@ -271,8 +271,8 @@ int tide_task_submit(tide_task *t)
         return tide_fail(TIDE_ERR_STATE,
                          "tide_task_submit during tide_taskwait (tasks may not create tasks)");
     }
-    t->seq = atomic_fetch_add_explicit(&rt->next_seq, 1, memory_order_relaxed);
-    t->pos = atomic_fetch_add_explicit(&rt->submitted, 1, memory_order_relaxed);
+    t->seq = (uint64_t)tide_locked_add(&rt->next_seq, 1);
+    t->pos = tide_locked_add(&rt->submitted, 1);
     tide_predict_capture(t);
     mark(rt, t);
     if (t->cost >= 0) { /* under the lock, like the count: taskwait takes both at once */
