@@ -94,6 +94,7 @@ struct tide_task {
     bool replicated; /* a copy runs speculatively on rank `holder` */
     bool pinned;     /* tide_task_set_pinned: never leaves its origin (no strategy moves it) */
     bool recycled;   /* its block returns to task.c's spare blocks, not to free() */
+    bool large;      /* its block is beyond the recycled size: freeing it may be a system call */
     int priority;    /* tide_task_set_priority: higher runs first; the queue's order */
     double cost;     /* tide_task_set_cost: seconds, -1 without a hint */
     int holder;
@@ -712,7 +713,8 @@ void tide_worker_loop(tide_rt *rt, int slot, double since);
 long tide_task_completed(tide_rt *rt);
 /* Executes one task and accounts for it; returns the clock reading that ended it. The task's
  * time starts at since, the reading that ended what this worker did just before (its previous
- * task, with only the queue's pop between them), or where since is 0 at a reading of its own: a
+ * task, with only that task's bookkeeping and the queue's pop between them), or where since is 0
+ * at a reading of its own: a
  * worker going from task to task reads the clock once per task, not twice (performance.md). */
 double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since);
 

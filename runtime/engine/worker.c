@@ -63,7 +63,10 @@ size_t tide_cancels_drain(tide_rt *rt, void (*send)(tide_rt *, uint64_t seq, int
 
 double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
 {
-    if (t->replicated) request_cancel(rt, t);
+    if (t->replicated) {
+        request_cancel(rt, t);
+        since = 0; /* the cancel (a lock, maybe a wake) is not this task's time */
+    }
     double t0 = since > 0 ? since : tide_now();
     t->fn(t->argv);
     double t1 = tide_now();
@@ -84,9 +87,14 @@ double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
     }
     s->L_local += t->exec_time;
     tide_predict_record_time(t);
+    /* The next task may start at t1 only where nothing but this bookkeeping and a pop lies
+     * between: in an inline phase (in a protocol phase the comm thread may hold the queue's
+     * lock for a whole walk of it), without a trace (whose spans stay each task's own), after
+     * freeing a block of the recycled size (a larger one's free may be a system call). */
+    bool chain =
+        !rt->trace && !t->large && atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
     tide_task_release(t);
-    /* (A trace's task spans stay the tasks' own: its writing is not the next task's time.) */
-    if (tide_task_completed(rt) != 0) return rt->trace ? 0 : t1;
+    if (tide_task_completed(rt) != 0) return chain ? t1 : 0;
     /* The phase's last own task: whoever ends the phase must know. With inline phases that is
      * the application thread, which runs the worker loop too: workers asleep must leave it
      * (a lone worker is this thread: no fence to pay). */
