@@ -93,8 +93,8 @@ struct tide_task {
     bool queued;     /* in a queue (changed under that queue's lock) */
     bool replicated; /* a copy runs speculatively on rank `holder` */
     bool pinned;     /* tide_task_set_pinned: never leaves its origin (no strategy moves it) */
-    bool recycled;   /* its block returns to task.c's spare blocks, not to free() */
-    bool large;      /* its block is beyond the recycled size: freeing it may be a system call */
+    bool large;      /* its block is beyond task.c's recycled size: its own malloc, whose free may
+                      * be a system call (else the block returns to the spare blocks, but under ASan) */
     int priority;    /* tide_task_set_priority: higher runs first; the queue's order */
     double cost;     /* tide_task_set_cost: seconds, -1 without a hint */
     int holder;

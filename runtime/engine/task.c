@@ -126,12 +126,11 @@ tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
     size_t descs = ALIGN16((size_t)nargs * sizeof(tide_arg));
     size_t argv = ALIGN16((size_t)nargs * sizeof(void *));
     size_t size = head + descs + argv + extra;
-    bool large = size > TASK_BLOCK, recycled = TASK_RECYCLING && !large;
-    unsigned char *mem = recycled ? block_get() : malloc(size);
+    bool large = size > TASK_BLOCK;
+    unsigned char *mem = TASK_RECYCLING && !large ? block_get() : malloc(size);
     if (!mem) return NULL;
     tide_task *t = (tide_task *)mem;
     memset(t, 0, sizeof *t);
-    t->recycled = recycled;
     t->large = large;
     t->nargs = nargs;
     t->sample = -1;
@@ -156,7 +155,7 @@ void tide_task_free(tide_task *t)
     if (!t) return;
     tide_rbuf_release(t->rbuf);
     free(t->result);
-    if (t->recycled)
+    if (TASK_RECYCLING && !t->large) /* its block came from block_get */
         block_put(t);
     else
         free(t);
