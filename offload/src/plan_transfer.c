@@ -251,7 +251,10 @@ void tide_drain_completed(tide_drain *d, double len, double now, bool burst)
 
 double tide_drain_rate(const tide_drain *d)
 {
-    return d->best;
+    double best = 0;
+    for (int i = 0; i < TIDE_DRAIN_PHASES; i++) /* rates are never NaN: no libm call */
+        if (d->rate[i] > best) best = d->rate[i];
+    return best;
 }
 
 double tide_drain_phase_end(tide_drain *d, double now, double *last_done)
@@ -260,12 +263,9 @@ double tide_drain_phase_end(tide_drain *d, double now, double *last_done)
         d->time += now - d->since;
         d->since = now;
     }
-    if (d->bytes > 0 && d->time > 0) { /* rate[] changes only here: best follows it */
+    if (d->bytes > 0 && d->time > 0) {
         d->rate[d->next] = d->bytes / d->time;
         d->next = (d->next + 1) % TIDE_DRAIN_PHASES;
-        d->best = 0;
-        for (int i = 0; i < TIDE_DRAIN_PHASES; i++)
-            if (d->rate[i] > d->best) d->best = d->rate[i];
     }
     *last_done = d->last_done;
     d->time = d->bytes = d->last_done = 0;
