@@ -160,12 +160,8 @@ static void *comm_main(void *arg)
     pin_self(rt);
     /* The kernel's default 50 us timer slack turns a 1 us back-off sleep into ~100 us. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    /* With inline phases nothing reaches this thread but a tide_comm_call and the stop, and both
-     * wake it (comm_cv): its sleeps may be long, and its polls leave the cores to the phases.
-     * The bound is a safety net only. */
     tide_backoff backoff;
-    tide_backoff_init(&backoff, rt->cfg.poll_spin,
-                      rt->inline_phases ? INLINE_SLEEP_MAX_US : rt->cfg.poll_sleep_max_us);
+    tide_backoff_init(&backoff, rt->cfg.poll_spin, rt->cfg.poll_sleep_max_us);
     for (;;) {
         bool did = tide_transport_poll(rt, &dispatch);
         did |= tide_transport_send_results(rt);
@@ -181,6 +177,16 @@ static void *comm_main(void *arg)
         if (atomic_load(&rt->stop) && tide_protocol_idle(rt->protocol) &&
             tide_protocol_closing_done(rt->protocol))
             break;
+        /* While the application thread runs the phases (a strategy that never acts, or phases
+         * the plan gate holds idle: inline_now from the last tide_taskwait on), nothing reaches
+         * this thread but what wakes it (comm_cv): a tide_comm_call, the stop, and the
+         * tide_taskwait of a phase through the protocol. Its sleeps may then be long, and its
+         * polls leave the cores to the phases (every 250 us, they preempted the application
+         * thread thousands of times a second where the gate held react or proact idle); the
+         * bound is a safety net only. */
+        bool quiet =
+            rt->inline_phases || atomic_load_explicit(&rt->inline_now, memory_order_acquire);
+        tide_backoff_cap(&backoff, quiet ? INLINE_SLEEP_MAX_US : rt->cfg.poll_sleep_max_us);
         long sleep_us = tide_backoff_idle(&backoff);
         if (sleep_us) idle_sleep(rt, sleep_us);
     }
@@ -198,6 +204,7 @@ int tide_comm_start(tide_rt *rt)
         return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the comm thread");
     }
     rc = pthread_create(&rt->comm, NULL, comm_main, rt);
+    if (!rc) pthread_setname_np(rt->comm, "tide-comm"); /* in top -H, perf and gdb */
     if (rc) {
         tide_protocol_destroy(rt->protocol);
         rt->protocol = NULL;

@@ -130,6 +130,7 @@ int tide_pool_start(tide_rt *rt)
             tide_pool_stop(rt);
             return tide_fail(TIDE_ERR_STATE, "cannot start worker thread %d: %s", i, strerror(rc));
         }
+        pthread_setname_np(p->tids[i - 1], "tide-worker"); /* in top -H, perf and gdb */
         p->n++;
     }
     return TIDE_OK;

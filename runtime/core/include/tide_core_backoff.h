@@ -47,6 +47,14 @@ static inline long tide_backoff_idle(tide_backoff *b)
     return us;
 }
 
+/* The cap changed (sleep_max_us >= 1): a sleep already doubled beyond it is cut to it, so a
+ * loop whose cap falls polls at the new pace from its next sleep on. */
+static inline void tide_backoff_cap(tide_backoff *b, long sleep_max_us)
+{
+    b->sleep_max = sleep_max_us;
+    if (b->sleep > sleep_max_us) b->sleep = sleep_max_us;
+}
+
 /* The time of the first turn at or after t of a loop that last did work at time a and has found
  * nothing since, when an empty turn takes turn_s seconds and a sleep none (times in seconds;
  * t <= a: a). The spin turns are counted in closed form, the doubling sleeps stepped with

@@ -29,6 +29,28 @@ static void schedule_spins_then_doubles_to_the_cap(void)
     CHECK_EQ_I64(last, 250);
 }
 
+/* A cap that rises lets the sleeps go on doubling; one that falls cuts the next sleep to it at
+ * once (libtide's comm thread lowers it when a protocol phase follows phases it had no part in). */
+static void cap_changes_take_effect_at_the_next_sleep(void)
+{
+    tide_backoff b;
+    tide_backoff_init(&b, 0, 4);
+    const long low[] = {1, 2, 4, 4};
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_I64(tide_backoff_idle(&b), low[i]);
+    tide_backoff_cap(&b, 100000);
+    const long high[] = {4, 8, 16, 32};
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_I64(tide_backoff_idle(&b), high[i]);
+    tide_backoff_cap(&b, 10);
+    CHECK_EQ_I64(tide_backoff_idle(&b), 10);
+    CHECK_EQ_I64(tide_backoff_idle(&b), 10);
+    /* A busy turn starts over from 1 us whatever the cap. */
+    tide_backoff_cap(&b, 100000);
+    tide_backoff_busy(&b);
+    CHECK_EQ_I64(tide_backoff_idle(&b), 1);
+}
+
 /* The turns of an idle loop that was last busy at a: stepped one by one with tide_backoff_idle
  * (turn_s per empty turn, sleeps between), up to n of them. */
 static int turns(int spin, long cap, double turn_s, double a, double *at, int n)
@@ -94,6 +116,7 @@ static void sleeps_are_exact_microseconds(void)
 int main(void)
 {
     schedule_spins_then_doubles_to_the_cap();
+    cap_changes_take_effect_at_the_next_sleep();
     next_poll_is_the_first_turn_at_or_after();
     sleeps_are_exact_microseconds();
     return CHECK_REPORT("test_backoff");
