@@ -115,8 +115,10 @@ static const tide_knob runtime_rows[] = {
      .min = 1,
      .max = 1000000,
      .help = "longest back-off sleep of the idle comm thread, in microseconds (sleeps double "
-             "from 1 us); when the application thread runs the phases (`TIDE_PHASE_DRIVER`) "
-             "the comm thread sleeps up to 100 ms instead, woken at once by what needs it",
+             "from 1 us); while the application thread runs the phases (a strategy that never "
+             "acts, `TIDE_PHASE_DRIVER`, or phases the plan gate holds idle, from such a phase's "
+             "`tide_taskwait` until that of a phase through the protocol) the comm thread sleeps "
+             "up to 100 ms instead, woken at once by what needs it",
      FIELD(poll_sleep_max_us)},
     {.name = "TIDE_COMM_CPU",
      .kind = TIDE_KNOB_CUSTOM,
