@@ -711,11 +711,11 @@ void tide_worker_loop(tide_rt *rt, int slot, double since);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */
 long tide_task_completed(tide_rt *rt);
-/* Executes one task and accounts for it; returns the clock reading that ended it. The task's
- * time starts at since, the reading that ended what this worker did just before (its previous
- * task, with only that task's bookkeeping and the queue's pop between them), or where since is 0
- * at a reading of its own: a
- * worker going from task to task reads the clock once per task, not twice (performance.md). */
+/* Executes one task and accounts for it. The task's time starts at since, the reading that ended
+ * what this worker did just before (its previous task, with only that task's bookkeeping and the
+ * queue's pop between them), or where since is 0 at a reading of its own: a worker going from
+ * task to task reads the clock once per task, not twice (performance.md). Returns the reading
+ * that ended the task where the worker's next task may start at it (worker.c says when), else 0. */
 double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since);
 
 #endif
