@@ -1,11 +1,10 @@
 /* A task's time runs from the clock reading that ended what its worker did just before (the
  * previous task, with only its bookkeeping and the queue's pop between them; for the
  * application thread's first task in an inline phase, the phase's start) to the reading that
- * ends it (worker.c). So on one
- * worker, in an inline phase without a prediction to make, the tasks' times add up to the
- * worker's whole busy time: the phase's L equals its W, no time between tasks is lost or
- * counted twice. With more workers, or where a reading of its own starts a task, L stays within
- * workers x W.
+ * ends it (worker.c). So on one worker, in an inline phase without a prediction to make, the
+ * tasks' times add up to the worker's whole busy time: the phase's L equals its W, no time
+ * between tasks is lost or counted twice. With more workers, or where a reading of its own
+ * starts a task, L stays within workers x W.
  * Environment: EXPECT_EXACT=1 checks L == W (one worker, TIDE_LB=none, no prediction); else
  * L <= TIDE_THREADS x W. Each phase has TASKS tasks of a short busy loop. */
 #include "test_util.h"
