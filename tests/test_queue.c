@@ -1,7 +1,8 @@
 /* The task queue's priority order (queue.c) under every operation that unlinks: pop_front,
- * take_back (which skips pinned and replicated tasks), remove, remove_if and unlinking during a
- * visit. After each step the queue must hold exactly the tasks a plain model says, in descending
- * priority and submission order among equals. No MPI: queue.c only links tasks. */
+ * take_back (which skips pinned and replicated tasks), remove, remove_if, unlinking during a
+ * visit and pop_front_n (a worker's batch). After each step the queue must hold exactly the tasks
+ * a plain model says, in descending priority and submission order among equals. No MPI: queue.c
+ * only links tasks. */
 #include "internal.h"
 #include "test_util.h"
 
@@ -89,6 +90,25 @@ int main(void)
     tide_queue_visit(&q, true, unlink_odd_priority, NULL);
     check_queue(&q, "visit");
 
+    /* pop_front_n: each batch is exactly the queue's first tasks, in order, and no more than
+     * asked (the queue's order was checked against the model just above). */
+    for (int n = 1; n <= 13; n += 4) {
+        tide_task *want[13], *got_n[13];
+        int k = 0;
+        for (tide_task *t = q.head; t && k < n; t = t->next)
+            want[k++] = t;
+        int popped = tide_queue_pop_front_n(&q, got_n, n);
+        CHECK(popped == k, "pop_front_n(%d) popped %d of %d", n, popped, k);
+        for (int j = 0; j < popped; j++) {
+            CHECK(got_n[j] == want[j], "pop_front_n(%d): task %ld at %d, want %ld", n,
+                  (long)(got_n[j] - tasks), j, (long)(want[j] - tasks));
+            CHECK(!got_n[j]->queued, "pop_front_n left task %ld marked queued",
+                  (long)(got_n[j] - tasks));
+            in_model[got_n[j] - tasks] = false;
+        }
+        check_queue(&q, "pop_front_n");
+    }
+
     /* Pushed again: they rejoin their levels behind the tasks already there. */
     for (int i = 0; i < N; i += 2)
         if (!in_model[i]) {
@@ -104,6 +124,7 @@ int main(void)
     }
     CHECK(q.nlevels == 0 && q.head == NULL && atomic_load(&q.count) == 0, "queue not empty");
     tide_queue_destroy(&q);
-    printf("queue: priority order holds under push, take_back, remove, remove_if, visit, pop\n");
+    printf("queue: priority order holds under push, take_back, remove, remove_if, visit, pop, "
+           "pop_front_n\n");
     return 0;
 }

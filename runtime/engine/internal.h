@@ -151,6 +151,8 @@ void tide_queue_destroy(tide_queue *q);
 void tide_queue_push(tide_queue *q, tide_task *t);
 void tide_queue_push_locked(tide_queue *q, tide_task *t); /* the caller holds q->lock */
 tide_task *tide_queue_pop_front(tide_queue *q);
+/* Up to n tasks off the front into out[], in queue order, under one lock; how many. */
+int tide_queue_pop_front_n(tide_queue *q, tide_task **out, int n);
 /* Takes up to n tasks from the back (the ones a worker would start last) into out[], skipping
  * replicated and pinned ones. */
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n);

@@ -99,14 +99,24 @@ void tide_queue_push(tide_queue *q, tide_task *t)
 
 static void unlink_locked(tide_queue *q, tide_task *t);
 
-tide_task *tide_queue_pop_front(tide_queue *q)
+int tide_queue_pop_front_n(tide_queue *q, tide_task **out, int n)
 {
     /* Empty queues are the common case for idle workers: skip the lock. */
-    if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return NULL;
+    if (atomic_load_explicit(&q->count, memory_order_relaxed) == 0) return 0;
+    int got = 0;
     pthread_mutex_lock(&q->lock);
-    tide_task *t = q->head;
-    if (t) unlink_locked(q, t);
+    for (tide_task *t; got < n && (t = q->head);) {
+        unlink_locked(q, t);
+        out[got++] = t;
+    }
     pthread_mutex_unlock(&q->lock);
+    return got;
+}
+
+tide_task *tide_queue_pop_front(tide_queue *q)
+{
+    tide_task *t = NULL;
+    tide_queue_pop_front_n(q, &t, 1);
     return t;
 }
 
