@@ -2,12 +2,12 @@
  * (worker.c); several workers must not hold tasks back from each other that way: a batch taken
  * where short tasks precede long ones would hold several long ones while the other workers idle.
  * Each phase here queues SHORT_BEFORE empty tasks, then LONG tasks that sleep LONG_MS each, then
- * SHORT_AFTER empty ones, all of one priority, on THREADS workers: taking one task a pop, each
- * long task goes to a free worker and the phase lasts about one LONG_MS; a worker that took two
- * or more of them at once would make it at least 2 x LONG_MS (batches of a quarter of a worker's
- * share, tried on 2026-11-29 without taking back from each other, made it 80-95 ms). The check
- * is on the median of PHASES phases after WARM: under 1.6 x LONG_MS. Every task must run exactly
- * once (a counter per task). */
+ * SHORT_AFTER empty ones, all of one priority, on the 4 workers ctest gives it (TIDE_THREADS):
+ * taking one task a pop, each long task goes to a free worker and the phase lasts about one
+ * LONG_MS; a worker that took two or more of them at once would make it at least 2 x LONG_MS
+ * (batches of a quarter of a worker's share, tried on 2026-11-29 without taking back from each
+ * other, made it 80-95 ms). The check is on the median of PHASES phases after WARM: under 1.6 x
+ * LONG_MS. Every task must run exactly once (a counter per task). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 #include "tide.h"
