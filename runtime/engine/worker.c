@@ -142,9 +142,10 @@ static void wait_for_work(tide_rt *rt, int target)
 /* How many own tasks a worker takes at once. In an inline phase nothing else takes tasks (no comm
  * thread offloads them, none arrive), so a lone worker takes up to WORKER_BATCH under one lock
  * (a lock pair a task was a tenth of Task Bench's one-rank `trivial` step). Several workers take
- * one each: a batch could hold the phase's longest tasks (tasks given priorities by their cost
- * queue together) and leave the other workers idle at the phase's end. In a protocol phase one:
- * a task left in the queue may still be offloaded. */
+ * one each: a batch could hold several of the phase's longest tasks (an application that orders
+ * its tasks by cost through priorities queues them side by side) and leave the other workers idle
+ * at the phase's end (test_inline_spread.c). In a protocol phase one: a task left in the queue
+ * may still be offloaded. */
 enum { WORKER_BATCH = 16 };
 static int batch_size(tide_rt *rt)
 {
