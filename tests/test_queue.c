@@ -13,6 +13,8 @@ enum { N = 600 };
 static tide_task tasks[N];
 static bool in_model[N];
 
+static void check_levels(tide_queue *q, const char *step);
+
 /* The queue, front to back, must be the model's tasks sorted by (priority desc, index asc). */
 static void check_queue(tide_queue *q, const char *step)
 {
@@ -34,8 +36,26 @@ static void check_queue(tide_queue *q, const char *step)
         want += in_model[i];
     CHECK(n == want && atomic_load(&q->count) == want, "%s: %ld queued, count %ld, model %ld", step,
           n, (long)atomic_load(&q->count), want);
+    check_levels(q, step);
+}
+
+/* The levels (queue.c): descending, one per priority queued, each naming its last task (pushes
+ * and pops at either end find theirs without a search). */
+static void check_levels(tide_queue *q, const char *step)
+{
     for (int k = 1; k < q->nlevels; k++)
         CHECK(q->levels[k - 1].prio > q->levels[k].prio, "%s: levels out of order", step);
+    /* Each level names the last task of its priority, and every priority queued has one. */
+    int distinct = 0;
+    for (const tide_task *t = q->head; t; t = t->next)
+        distinct += !t->prev || t->prev->priority != t->priority;
+    CHECK(q->nlevels == distinct, "%s: %d levels for %d priorities", step, q->nlevels, distinct);
+    for (int k = 0; k < q->nlevels; k++) {
+        const tide_task *last = q->levels[k].last;
+        CHECK(last && last->queued && last->priority == q->levels[k].prio &&
+                  (!last->next || last->next->priority != last->priority),
+              "%s: level %d (priority %d) does not name its last task", step, k, q->levels[k].prio);
+    }
 }
 
 static bool is_multiple_of_7(const tide_task *t, const void *arg)
@@ -116,11 +136,13 @@ int main(void)
             in_model[i] = true;
         }
     /* FIFO among equals now follows the new push order, not the index: check priorities only. */
+    check_levels(&q, "push again");
     int last = 1 << 30;
     for (tide_task *t; (t = tide_queue_pop_front(&q));) {
         CHECK(t->priority <= last, "pop: priority %d after %d", t->priority, last);
         last = t->priority;
         in_model[t - tasks] = false;
+        check_levels(&q, "pop");
     }
     CHECK(q.nlevels == 0 && q.head == NULL && atomic_load(&q.count) == 0, "queue not empty");
     tide_queue_destroy(&q);

@@ -77,6 +77,16 @@ static void link_after(tide_queue *q, tide_task *after, tide_task *t)
 
 void tide_queue_push_locked(tide_queue *q, tide_task *t)
 {
+    /* Mostly the task's priority is the lowest present (without priorities, the only one): it
+     * goes at the tail, which is that level's last task, without a search. */
+    int lowest = q->nlevels - 1;
+    if (lowest >= 0 && q->levels[lowest].prio == t->priority) {
+        link_after(q, q->tail, t);
+        q->levels[lowest].last = t;
+        t->queued = true;
+        tide_locked_add(&q->count, 1);
+        return;
+    }
     bool found;
     int k = level_find(q, t->priority, &found);
     if (found) {
@@ -120,11 +130,20 @@ tide_task *tide_queue_pop_front(tide_queue *q)
     return t;
 }
 
+/* The level of a queued task: the first at the queue's head (a worker's pop), the last at its
+ * tail (an offload's take), else a search. */
+static int level_of(const tide_queue *q, const tide_task *t)
+{
+    bool found = true;
+    int k = !t->prev ? 0 : !t->next ? q->nlevels - 1 : level_find(q, t->priority, &found);
+    if (!found || k < 0 || q->levels[k].prio != t->priority)
+        tide_fatal("a queued task's priority %d has no level", t->priority);
+    return k;
+}
+
 static void unlink_locked(tide_queue *q, tide_task *t)
 {
-    bool found;
-    int k = level_find(q, t->priority, &found);
-    if (!found) tide_fatal("a queued task's priority %d has no level", t->priority);
+    int k = level_of(q, t);
     if (q->levels[k].last == t) {
         if (t->prev && t->prev->priority == t->priority) {
             q->levels[k].last = t->prev;
