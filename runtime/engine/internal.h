@@ -239,6 +239,10 @@ void tide_wire_finish_result(tide_task *t, uint32_t phase, int me);
 /* ---- the task strategy's host (lb_host.c) --------------------------------------------------- */
 
 typedef struct tide_rt tide_rt;
+/* Queues the tasks submitted since the last call (rt->incoming) in submission order, under
+ * local.lock: their seq, their position in the phase, their predictor sample and mark, the
+ * phase's cost hints. Returns how many. */
+long tide_task_admit(tide_rt *rt);
 
 /* The strategy chosen by TIDE_LB (offload, tide_lb.h), its state and knob values, and
  * the actions that give it the engine's services. Comm thread only after init. */
@@ -557,22 +561,24 @@ struct tide_rt {
     MPI_Comm mpi_comm, data_comm, coll_comm;
     tide_host lb; /* the task strategy (lb_host.c drives the core's host) */
 
-    /* own tasks not yet started; its lock also orders tide_task_submit against the start of
-     * tide_taskwait, so a task is counted in the phase that runs it or refused */
+    /* own tasks of the phase not yet started (tide_taskwait queues the submitted ones) */
     tide_queue local;
+    /* Tasks submitted since the last taskwait, newest first, linked by `next`: a submission is
+     * one atomic exchange, where the queue's lock pair cost two locked instructions and a tenth
+     * of a fine-grained task. tide_taskwait takes the list at its start and queues it in
+     * submission order (tide_task_admit); a submission that races with that start runs in the
+     * next phase. */
+    _Atomic(tide_task *) incoming;
     tide_queue remote;  /* other ranks' tasks, executed first */
     tide_queue results; /* executed remote tasks whose results await sending */
 
-    /* these two change under local.lock only (tide_locked_add) */
-    atomic_long next_seq;  /* the next own task's seq */
-    atomic_long submitted; /* own tasks submitted since the last taskwait */
-    /* Cost hints of the tasks submitted since the last taskwait (under local.lock), and of the
-     * phase that runs (phase_hints, taken by taskwait): predict.c serves them when every own
-     * task of the phase has one. */
+    uint64_t next_seq; /* the next own task's seq (tide_task_admit, under local.lock) */
+    /* Cost hints of the phase's own tasks (tide_task_admit): predict.c serves them when every
+     * own task of the phase has one. */
     struct {
         long n;
         double sum;
-    } hints, phase_hints;
+    } phase_hints;
     atomic_long outstanding; /* own tasks of the phase not completed yet */
     atomic_bool in_taskwait;
     atomic_int phase_requested; /* set by taskwait; the comm thread answers phase_done */
@@ -586,9 +592,9 @@ struct tide_rt {
                           * inline phase without a trace nor the plan gate: to its record, before
                           * the allreduce) */
     /* What a plan needs of each own task of the phase, by its position (tide_task.pos), also
-     * once the task started: written by tide_task_submit under local.lock, read by the comm
+     * once the task started: written by tide_task_admit at the phase's start, read by the comm
      * thread while the phase runs (predict.c: tide_predict_task_times). n: marks recorded for
-     * the tasks submitted since the last taskwait (fewer than them when out of memory). */
+     * the phase's own tasks (fewer than them when out of memory). */
     struct {
         tide_task_mark *at;
         long n, cap;
@@ -682,7 +688,8 @@ void tide_predict_phase_ended(void);
 /* Per-task predicted times of the phase about to run, in local queue order, for the n queued
  * tasks. Returns false when there are none (not the task model, not trained, fell back). */
 bool tide_predict_task_times(tide_rt *rt, double *times, long n);
-/* Task hooks: features at submission, the measured time at completion. */
+/* Task hooks: features as the phase queues the task (tide_task_admit), the measured time at
+ * completion. */
 void tide_predict_capture(tide_task *t);
 void tide_predict_record_time(tide_task *t);
 

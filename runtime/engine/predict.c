@@ -1,8 +1,8 @@
 /* Load prediction on the comm thread, libtide's driver of the engine core's prediction feed
  * (runtime/core, tide_core_feed.h): the feed decides what the model is fed and asked; this file
  * supplies the numbers. With a model that sees task features (`task`, `auto`, a tool's) the
- * features of every own task and its measured time are collected: features at submission
- * (task.c calls tide_predict_capture), times when the task completes, wherever it ran. The
+ * features of every own task and its measured time are collected: features as the phase
+ * queues its tasks (task.c: tide_task_admit), times when the task completes, wherever it ran. The
  * model trains after the workers are released, so training overlaps the next phase. The core
  * frequency (a phase feature) and the application's cost hints are this driver's own. */
 #define _GNU_SOURCE
@@ -123,7 +123,8 @@ void tide_predict_finalize(tide_rt *rt)
     }
 }
 
-/* Called by tide_task_submit: records the task's features and gives it its sample index. */
+/* Called by tide_task_admit (the phase's start): records the task's features and gives it its
+ * sample index. */
 void tide_predict_capture(tide_task *t)
 {
     t->sample = -1;

@@ -265,23 +265,44 @@ int tide_task_submit(tide_task *t)
     tide_rt *rt = tide_rt_global;
     if (!t) return tide_fail(TIDE_ERR_INVALID, "tide_task_submit: task is NULL");
     if (!rt) return tide_fail(TIDE_ERR_STATE, "tide_task_submit before tide_init");
-    pthread_mutex_lock(&rt->local.lock);
-    if (atomic_load(&rt->in_taskwait)) {
-        pthread_mutex_unlock(&rt->local.lock);
+    if (atomic_load_explicit(&rt->in_taskwait, memory_order_relaxed))
         return tide_fail(TIDE_ERR_STATE,
                          "tide_task_submit during tide_taskwait (tasks may not create tasks)");
-    }
-    t->seq = (uint64_t)tide_locked_add(&rt->next_seq, 1);
-    t->pos = tide_locked_add(&rt->submitted, 1);
-    tide_predict_capture(t);
-    mark(rt, t);
-    if (t->cost >= 0) { /* under the lock, like the count: taskwait takes both at once */
-        rt->hints.n++;
-        rt->hints.sum += t->cost;
-    }
-    tide_queue_push_locked(&rt->local, t);
-    pthread_mutex_unlock(&rt->local.lock);
+    /* Onto the phase's submissions, newest first (rt->incoming); tide_taskwait queues them. */
+    tide_task *head = atomic_load_explicit(&rt->incoming, memory_order_relaxed);
+    do
+        t->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&rt->incoming, &head, t, memory_order_release,
+                                                  memory_order_relaxed));
     return TIDE_OK;
+}
+
+long tide_task_admit(tide_rt *rt)
+{
+    tide_task *t = atomic_exchange_explicit(&rt->incoming, NULL, memory_order_acquire);
+    tide_task *first = NULL; /* the list reversed: submission order */
+    while (t) {
+        tide_task *next = t->next;
+        t->next = first;
+        first = t;
+        t = next;
+    }
+    long n = 0;
+    rt->phase_hints.n = 0;
+    rt->phase_hints.sum = 0;
+    for (tide_task *next; first; first = next) {
+        next = first->next;
+        first->seq = rt->next_seq++;
+        first->pos = n++;
+        tide_predict_capture(first);
+        mark(rt, first);
+        if (first->cost >= 0) {
+            rt->phase_hints.n++;
+            rt->phase_hints.sum += first->cost;
+        }
+        tide_queue_push_locked(&rt->local, first);
+    }
+    return n;
 }
 
 int tide_task_discard(tide_task *t)

@@ -347,19 +347,16 @@ int tide_taskwait(void)
     if (omp_in_parallel())
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait inside an OpenMP parallel region; call it "
                                          "from one thread per rank");
-    /* in_taskwait becomes true and submitted 0 under local.lock only: plain loads and stores
-     * (each locked instruction costs about 20 cycles of a phase of a microsecond) */
+    /* in_taskwait becomes true under local.lock only: a plain load and store (each locked
+     * instruction costs about 20 cycles of a phase of a microsecond). From here submissions are
+     * refused; one that passed its check before runs in the next phase. */
     pthread_mutex_lock(&rt->local.lock);
     if (atomic_load_explicit(&rt->in_taskwait, memory_order_relaxed)) {
         pthread_mutex_unlock(&rt->local.lock);
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
     }
     atomic_store_explicit(&rt->in_taskwait, true, memory_order_relaxed);
-    rt->phase_tasks = atomic_load_explicit(&rt->submitted, memory_order_relaxed);
-    atomic_store_explicit(&rt->submitted, 0, memory_order_relaxed);
-    rt->phase_hints = rt->hints;
-    rt->hints.n = 0;
-    rt->hints.sum = 0;
+    rt->phase_tasks = tide_task_admit(rt);
     pthread_mutex_unlock(&rt->local.lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
@@ -404,6 +401,9 @@ int tide_finalize(void)
     int objects_rc = rt->finalize_layer ? rt->finalize_layer() : TIDE_OK;
     /* Tasks submitted after the last taskwait never ran: say so rather than drop them quietly. */
     long leftover = 0;
+    pthread_mutex_lock(&rt->local.lock);
+    tide_task_admit(rt);
+    pthread_mutex_unlock(&rt->local.lock);
     for (tide_task *t; (t = tide_queue_pop_front(&rt->local)); leftover++)
         tide_task_free(t);
     if (leftover)

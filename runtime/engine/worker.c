@@ -94,7 +94,13 @@ double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
     bool chain =
         !rt->trace && !t->large && atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
     tide_task_release(t);
-    if (tide_task_completed(rt) != 0) return chain ? t1 : 0;
+    /* A lone worker in an inline phase is the only thread that counts the phase's tasks down
+     * (none left, none arrives, the comm thread only reads the count): a load and a store, where
+     * tide_task_completed's atomic subtraction is a locked instruction a task. */
+    bool alone = rt->threads == 1 && atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
+    long left = alone ? tide_locked_add(&rt->outstanding, -1) - 1 : tide_task_completed(rt);
+    if (left < 0) tide_fatal("a task completed twice (outstanding count %ld)", left);
+    if (left != 0) return chain ? t1 : 0;
     /* The phase's last own task: whoever ends the phase must know. With inline phases that is
      * the application thread, which runs the worker loop too: workers asleep must leave it
      * (a lone worker is this thread: no fence to pay). */

@@ -153,7 +153,9 @@ TIDE_API int tide_task_set_pinned(tide_task *task);
 TIDE_API int tide_task_set_cost(tide_task *task, double seconds);
 TIDE_API int tide_task_set_priority(tide_task *task, int priority);
 
-/* Hands the task to Tide; it runs during the next tide_taskwait(). Thread-safe. */
+/* Hands the task to Tide; it runs during the next tide_taskwait(). Thread-safe: while a
+ * tide_taskwait runs, a submission returns TIDE_ERR_STATE (tasks may not create tasks); one
+ * from another thread as a tide_taskwait starts runs in that phase or the next. */
 TIDE_API int tide_task_submit(tide_task *task);
 
 /* Frees a task that was created but not submitted. */
