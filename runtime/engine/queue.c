@@ -6,6 +6,7 @@
  * Order costs O(log L) per push and unlink, L the distinct priorities queued: the queue keeps,
  * per priority present, its last task (levels[], descending), and a push links the task after
  * its level's last one. Without priorities there is one level and a push appends. */
+#define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -13,7 +14,16 @@
 
 void tide_queue_init(tide_queue *q)
 {
-    pthread_mutex_init(&q->lock, NULL);
+    /* Several workers take tasks one at a time under this lock: a waiter spins a little before
+     * it sleeps, as a pop lasts far less than a futex sleep and wake-up (Task Bench's `trivial`
+     * on one rank x 2 workers: 0.78 of the time a step; docs/performance.md, section 14). */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+#ifdef __GLIBC__
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+    pthread_mutex_init(&q->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
     q->head = q->tail = NULL;
     atomic_init(&q->count, 0);
     q->levels = NULL;
