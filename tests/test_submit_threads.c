@@ -1,5 +1,5 @@
 /* Submissions from several application threads (tide_task_submit is thread-safe): a submission
- * is one atomic exchange onto a list that tide_taskwait takes at its start (task.c,
+ * is one compare-and-swap onto a list that tide_taskwait takes at its start (task.c,
  * tide_task_admit). Every task submitted runs exactly once and a refused one never:
  * 1. each phase an OpenMP team of 4 threads submits TEAM_TASKS tasks together; after the
  *    taskwait each ran once, and the phase's statistics count them all;

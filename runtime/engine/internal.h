@@ -112,6 +112,8 @@ struct tide_task {
     size_t result_len;
 };
 
+typedef struct tide_rt tide_rt; /* the runtime's state, below */
+
 /* Allocates a task with room for nargs descriptors and `extra` bytes of inline storage. */
 tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out);
 void tide_task_free(tide_task *t);
@@ -120,6 +122,10 @@ void tide_task_free(tide_task *t);
 void tide_task_spares_free(void);
 /* Frees a task, or drops one reference to a replicated one. */
 void tide_task_release(tide_task *t);
+/* Queues the tasks submitted since the last call (rt->incoming) in submission order, under
+ * local.lock (tide_taskwait, tide_finalize): their seq, their position in the phase, their
+ * predictor sample and mark, the phase's cost hints. Returns how many. */
+long tide_task_admit(tide_rt *rt);
 void tide_rbuf_release(tide_rbuf *b);
 
 /* One priority present in a queue and its last task (queue.c). */
@@ -237,12 +243,6 @@ int tide_wire_result_id(const unsigned char *buf, const tide_wire_header *h, int
 void tide_wire_finish_result(tide_task *t, uint32_t phase, int me);
 
 /* ---- the task strategy's host (lb_host.c) --------------------------------------------------- */
-
-typedef struct tide_rt tide_rt;
-/* Queues the tasks submitted since the last call (rt->incoming) in submission order, under
- * local.lock: their seq, their position in the phase, their predictor sample and mark, the
- * phase's cost hints. Returns how many. */
-long tide_task_admit(tide_rt *rt);
 
 /* The strategy chosen by TIDE_LB (offload, tide_lb.h), its state and knob values, and
  * the actions that give it the engine's services. Comm thread only after init. */
@@ -564,10 +564,10 @@ struct tide_rt {
     /* own tasks of the phase not yet started (tide_taskwait queues the submitted ones) */
     tide_queue local;
     /* Tasks submitted since the last taskwait, newest first, linked by `next`: a submission is
-     * one atomic exchange, where the queue's lock pair cost two locked instructions and a tenth
+     * one compare-and-swap, where the queue's lock pair cost two locked instructions and a tenth
      * of a fine-grained task. tide_taskwait takes the list at its start and queues it in
-     * submission order (tide_task_admit); a submission that races with that start runs in the
-     * next phase. */
+     * submission order (tide_task_admit); a submission that races with that start runs in
+     * this phase or the next. */
     _Atomic(tide_task *) incoming;
     tide_queue remote;  /* other ranks' tasks, executed first */
     tide_queue results; /* executed remote tasks whose results await sending */

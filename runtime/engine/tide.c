@@ -349,7 +349,7 @@ int tide_taskwait(void)
                                          "from one thread per rank");
     /* in_taskwait becomes true under local.lock only: a plain load and store (each locked
      * instruction costs about 20 cycles of a phase of a microsecond). From here submissions are
-     * refused; one that passed its check before runs in the next phase. */
+     * refused; one that passed its check before runs in this phase or the next. */
     pthread_mutex_lock(&rt->local.lock);
     if (atomic_load_explicit(&rt->in_taskwait, memory_order_relaxed)) {
         pthread_mutex_unlock(&rt->local.lock);
