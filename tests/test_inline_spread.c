@@ -1,18 +1,21 @@
-/* In an inline phase (no task moves) a lone worker takes up to 16 own tasks under one queue lock
- * (worker.c); several workers must not hold tasks back from each other that way: a batch taken
- * where short tasks precede long ones would hold several long ones while the other workers idle.
- * Each phase here queues SHORT_BEFORE empty tasks, then LONG tasks that sleep LONG_MS each, then
- * SHORT_AFTER empty ones, all of one priority, on the 4 workers ctest gives it (TIDE_THREADS):
- * taking one task a pop, each long task goes to a free worker and the phase lasts about one
- * LONG_MS; a worker that took two or more of them at once would make it at least 2 x LONG_MS
- * (batches of a quarter of a worker's share, tried on 2026-11-29 without taking back from each
- * other, made it 80-95 ms). The check is on the median of PHASES phases after WARM: under 1.6 x
- * LONG_MS. Every task must run exactly once (a counter per task). */
+/* In an inline phase (no task moves) a lone worker takes up to 16 own tasks under one queue lock,
+ * and several workers share out a phase of many tasks (worker.c, "dealt phases"); neither may
+ * hold tasks back from the other workers: a batch taken where short tasks precede long ones would
+ * hold several long ones while the other workers idle. Each phase here queues SHORT_BEFORE empty
+ * tasks, then LONG tasks that sleep LONG_MS each, `stride` (argv[1], default 1) apart, then empty
+ * ones, all of one priority, on the 4 workers ctest gives it (TIDE_THREADS): each long task must
+ * go to a free worker, and the phase last about one LONG_MS; a worker that took two or more of
+ * them at once would make it at least 2 x LONG_MS (batches of a quarter of a worker's share,
+ * tried on 2026-11-29 without taking back from each other, made it 80-95 ms). With a stride of 4
+ * the round-robin deal gives every long task to one worker's share, which the others must take
+ * from. The check is on the median of PHASES phases after WARM: under 1.6 x LONG_MS. Every task
+ * must run exactly once (a counter per task). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 #include "tide.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -21,11 +24,18 @@ enum { SHORT_BEFORE = 40, LONG = 4, SHORT_AFTER = 160, WARM = 2, PHASES = 9, LON
 enum { TASKS = SHORT_BEFORE + LONG + SHORT_AFTER };
 
 static atomic_int ran[TASKS];
+static int stride = 1; /* the long tasks' distance in the queue (argv[1]) */
+
+static bool is_long(int i)
+{
+    int k = i - SHORT_BEFORE;
+    return k >= 0 && k % stride == 0 && k / stride < LONG;
+}
 
 static void task(void **args)
 {
     int i = *(const int *)args[0];
-    if (i >= SHORT_BEFORE && i < SHORT_BEFORE + LONG) {
+    if (is_long(i)) {
         struct timespec ts = {0, LONG_MS * 1000000L};
         nanosleep(&ts, NULL);
     }
@@ -48,6 +58,8 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     CHECK_OK(tide_init(&argc, &argv));
+    if (argc > 1) stride = atoi(argv[1]);
+    CHECK(stride >= 1 && SHORT_BEFORE + (LONG - 1) * stride < TASKS, "bad stride %d", stride);
     double took[PHASES];
     for (int p = -WARM; p < PHASES; p++) {
         for (int i = 0; i < TASKS; i++)

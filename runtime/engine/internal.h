@@ -540,6 +540,15 @@ typedef struct tide_worker_slot {
     char pad[TIDE_CACHELINE - 4 * sizeof(double) - sizeof(long)];
 } tide_worker_slot;
 
+/* One worker's share of an inline phase's own tasks, dealt round-robin in queue order when the
+ * phase has several workers and many tasks (worker.c, tide_workers_deal): any worker claims the
+ * next one with an atomic increment of `next`, its own share first, then the others'. */
+typedef struct tide_deal {
+    atomic_long next; /* the next index to claim (>= n: none left) */
+    long n, cap;
+    tide_task **at;
+} __attribute__((aligned(TIDE_CACHELINE))) tide_deal;
+
 /* Cancels of replica copies that workers ask for and the comm thread sends (worker.c). */
 typedef struct tide_cancels {
     pthread_mutex_t lock;
@@ -608,6 +617,10 @@ struct tide_rt {
      * the strategy idle (tide_core_proto.h, "the plan gate"). tide_taskwait sets it before the
      * phase starts; workers and the comm thread read it. */
     atomic_bool inline_now;
+    /* This phase's own tasks are in deal[], not in local: written only where it changes, before
+     * the workers start (here, in a hole beside inline_now, whose line they read then anyway:
+     * tide_rt's layout moves a 2-worker fine-grained step by 5-18%, performance.md section 14). */
+    bool dealt;
     atomic_int inline_ended; /* inline phases the comm thread's protocol has not counted yet */
     /* Written where a phase ends (tide_plan_gate_end) and when tide_taskwait returns
      * (tide_plan_gate_ended), read by the next tide_taskwait and the next record. */
@@ -668,6 +681,7 @@ struct tide_rt {
     tide_tool tool;
     bool have_tool;
     bool warned_fallback;
+    tide_deal *deal; /* threads entries: the shares of a dealt inline phase (worker.c) */
 };
 
 /* ---- load prediction (predict.c) --------------------------------------------------------------
@@ -717,6 +731,10 @@ void tide_pool_stop(tide_rt *rt);
 void tide_pool_run_phase(tide_rt *rt, double since);
 /* Runs tasks on this thread until the phase is done everywhere; since as above (0: none). */
 void tide_worker_loop(tide_rt *rt, int slot, double since);
+/* Before an inline phase with several workers and many own tasks: deals the queued tasks to the
+ * workers' shares (rt->deal) and returns true (the caller sets rt->dealt for the phase), or
+ * leaves them queued (few tasks, one worker, out of memory). */
+bool tide_workers_deal(tide_rt *rt);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */
 long tide_task_completed(tide_rt *rt);

@@ -230,6 +230,9 @@ static void rt_free(tide_rt *rt)
     tide_stats_free(&rt->log);
     tide_trace_discard(rt);
     free(rt->slots);
+    for (int k = 0; rt->deal && k < rt->threads; k++)
+        free(rt->deal[k].at);
+    free(rt->deal);
     free(rt->marks.at);
     free(rt->marks.queued);
     free(rt);
@@ -372,8 +375,12 @@ int tide_taskwait(void)
         tide_protocol_inline_begin(rt->protocol);
         /* The phase's first clock reading starts its first task too, where nothing ran between
          * them (a prediction to make could take microseconds). */
-        if (rt->phase_tasks > 0)
+        if (rt->phase_tasks > 0) {
+            bool dealt = tide_workers_deal(rt);
+            if (dealt) rt->dealt = true; /* (the pool's start orders it before the workers) */
             tide_pool_run_phase(rt, rt->predicting || rt->trace ? 0 : rt->phase_start);
+            if (dealt) rt->dealt = false;
+        }
         tide_protocol_inline_end(rt->protocol);
     } else {
         atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);

@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 long tide_task_completed(tide_rt *rt)
@@ -160,9 +161,99 @@ static int batch_size(tide_rt *rt)
                : 1;
 }
 
+/* ---- dealt phases ------------------------------------------------------------------------------
+ *
+ * Several workers taking an inline phase's tasks one at a time from one queue pass its lock and
+ * its lines from core to core at every task (Task Bench's `trivial` on one rank x 2 workers: 4x
+ * a lone worker's time a task). Where a phase has at least DEAL_MIN tasks a worker, the
+ * application thread deals them round-robin in queue order (priority order) to the workers'
+ * shares before they start, and each worker claims the next task of a share with one atomic
+ * increment on that share's own cache line: its own share's first, then, once it is empty, the
+ * others' in turn. A task is claimed only when its worker is about to run it, so no worker holds
+ * tasks back while another idles (test_inline_spread.c, also with the long tasks a worker's
+ * stride apart, which the deal gives to one share). A phase with fewer tasks stays in the queue:
+ * a task or two a worker costs what it did. */
+enum { DEAL_MIN = 4 };
+
+static bool deal_room(tide_deal *d, long n)
+{
+    if (d->cap >= n) return true;
+    tide_task **at = realloc(d->at, (size_t)n * sizeof *at);
+    if (!at) return false;
+    d->at = at;
+    d->cap = n;
+    return true;
+}
+
+bool tide_workers_deal(tide_rt *rt)
+{
+    int w = rt->threads;
+    tide_queue *q = &rt->local;
+    long n = atomic_load_explicit(&q->count, memory_order_relaxed);
+    if (w < 2 || n < (long)DEAL_MIN * w) return false;
+    if (!rt->deal) {
+        rt->deal = aligned_alloc(TIDE_CACHELINE, (size_t)w * sizeof *rt->deal);
+        if (!rt->deal) return false; /* the queue serves, as with few tasks */
+        memset(rt->deal, 0, (size_t)w * sizeof *rt->deal);
+    }
+    long share = (n + w - 1) / w;
+    for (int k = 0; k < w; k++)
+        if (!deal_room(&rt->deal[k], share)) return false;
+    for (int k = 0; k < w; k++)
+        rt->deal[k].n = 0;
+    /* No worker runs yet and nothing else takes an inline phase's tasks: the queue empties at
+     * once (tasks, levels, count) instead of one unlink a task. */
+    pthread_mutex_lock(&q->lock);
+    long i = 0;
+    for (tide_task *t = q->head; t; t = t->next, i++) {
+        tide_deal *d = &rt->deal[i % w];
+        d->at[d->n++] = t;
+        t->queued = false;
+    }
+    q->head = q->tail = NULL;
+    q->nlevels = 0;
+    atomic_store_explicit(&q->count, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&q->lock);
+    for (int k = 0; k < w; k++)
+        atomic_store_explicit(&rt->deal[k].next, 0, memory_order_relaxed);
+    return true;
+}
+
+/* The next task of an inline phase's shares for the worker in `slot`, or NULL: none is left. */
+static tide_task *deal_claim(tide_rt *rt, int slot)
+{
+    for (int k = 0; k < rt->threads; k++) {
+        tide_deal *d = &rt->deal[(slot + k) % rt->threads];
+        if (atomic_load_explicit(&d->next, memory_order_relaxed) >= d->n) continue;
+        long i = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
+        if (i < d->n) return d->at[i];
+    }
+    return NULL;
+}
+
+/* The worker loop of a dealt phase (an inline one: no task arrives, none leaves). */
+static __attribute__((noinline)) void dealt_loop(tide_rt *rt, int slot, double since, int target)
+{
+    for (int empty = 0;;) {
+        tide_task *t = deal_claim(rt, slot);
+        if (t) {
+            since = tide_task_execute(rt, t, slot, since);
+            empty = 0;
+            continue;
+        }
+        if (phase_over(rt, target)) return;
+        since = 0;
+        if (++empty > rt->cfg.poll_spin) wait_for_work(rt, target);
+    }
+}
+
 void tide_worker_loop(tide_rt *rt, int slot, double since)
 {
     int target = rt->phase + 1;
+    if (__builtin_expect(rt->dealt, 0)) {
+        dealt_loop(rt, slot, since, target);
+        return;
+    }
     int empty = 0;
     tide_task *batch[WORKER_BATCH];
     while (!phase_over(rt, target)) {
