@@ -145,8 +145,24 @@ int main(void)
         check_levels(&q, "pop");
     }
     CHECK(q.nlevels == 0 && q.head == NULL && atomic_load(&q.count) == 0, "queue not empty");
+
+    /* take_all (an inline phase's deal): every task, in queue order, none left marked queued. */
+    for (int i = 0; i < N; i++)
+        tide_queue_push(&q, &tasks[i]);
+    const tide_task *order[N];
+    int k = 0;
+    for (const tide_task *t = q.head; t; t = t->next)
+        order[k++] = t;
+    k = 0;
+    for (const tide_task *t = tide_queue_take_all(&q); t; t = t->next, k++) {
+        CHECK(k < N && t == order[k], "take_all: task %ld at %d", (long)(t - tasks), k);
+        CHECK(!t->queued, "take_all left task %ld marked queued", (long)(t - tasks));
+    }
+    CHECK(k == N, "take_all gave %d of %d tasks", k, N);
+    CHECK(q.nlevels == 0 && q.head == NULL && q.tail == NULL && atomic_load(&q.count) == 0,
+          "take_all left the queue not empty");
     tide_queue_destroy(&q);
     printf("queue: priority order holds under push, take_back, remove, remove_if, visit, pop, "
-           "pop_front_n\n");
+           "pop_front_n, take_all\n");
     return 0;
 }

@@ -161,6 +161,9 @@ tide_task *tide_queue_pop_front(tide_queue *q);
 int tide_queue_pop_front_n(tide_queue *q, tide_task **out, int n);
 /* Takes up to n tasks from the back (the ones a worker would start last) into out[], skipping
  * replicated and pinned ones. */
+/* Empties the queue at once: its tasks in queue order, linked by `next` (an inline phase's deal,
+ * worker.c; one pass, where unlinking each task would search its level). */
+tide_task *tide_queue_take_all(tide_queue *q);
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n);
 /* Unlinks t if it is still in q; true when this call took it (no worker will run it). */
 bool tide_queue_remove(tide_queue *q, tide_task *t);

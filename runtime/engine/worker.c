@@ -9,7 +9,12 @@
 
 long tide_task_completed(tide_rt *rt)
 {
-    long left = atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release) - 1;
+    /* A lone worker in an inline phase is the only thread that counts the phase's tasks down
+     * (none left, none arrives, the comm thread only reads the count): a load and a store, where
+     * an atomic subtraction is a locked instruction a task. */
+    bool alone = rt->threads == 1 && atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
+    long left = alone ? tide_locked_add(&rt->outstanding, -1) - 1
+                      : atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release) - 1;
     if (left < 0) tide_fatal("a task completed twice (outstanding count %ld)", left);
     return left;
 }
@@ -95,13 +100,7 @@ double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
     bool chain =
         !rt->trace && !t->large && atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
     tide_task_release(t);
-    /* A lone worker in an inline phase is the only thread that counts the phase's tasks down
-     * (none left, none arrives, the comm thread only reads the count): a load and a store, where
-     * tide_task_completed's atomic subtraction is a locked instruction a task. */
-    bool alone = rt->threads == 1 && atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
-    long left = alone ? tide_locked_add(&rt->outstanding, -1) - 1 : tide_task_completed(rt);
-    if (left < 0) tide_fatal("a task completed twice (outstanding count %ld)", left);
-    if (left != 0) return chain ? t1 : 0;
+    if (tide_task_completed(rt) != 0) return chain ? t1 : 0;
     /* The phase's last own task: whoever ends the phase must know. With inline phases that is
      * the application thread, which runs the worker loop too: workers asleep must leave it
      * (a lone worker is this thread: no fence to pay). */
@@ -151,8 +150,8 @@ static void wait_for_work(tide_rt *rt, int target)
  * (a lock pair a task was a tenth of Task Bench's one-rank `trivial` step). Several workers take
  * one each: a batch could hold several of the phase's longest tasks (an application that orders
  * its tasks by cost through priorities queues them side by side) and leave the other workers idle
- * at the phase's end (test_inline_spread.c). In a protocol phase one: a task left in the queue
- * may still be offloaded. */
+ * at the phase's end (test_inline_spread.c); a phase of many tasks is dealt to them instead
+ * (below). In a protocol phase one: a task left in the queue may still be offloaded. */
 enum { WORKER_BATCH = 16 };
 static int batch_size(tide_rt *rt)
 {
@@ -201,19 +200,12 @@ bool tide_workers_deal(tide_rt *rt)
         if (!deal_room(&rt->deal[k], share)) return false;
     for (int k = 0; k < w; k++)
         rt->deal[k].n = 0;
-    /* No worker runs yet and nothing else takes an inline phase's tasks: the queue empties at
-     * once (tasks, levels, count) instead of one unlink a task. */
-    pthread_mutex_lock(&q->lock);
+    /* (no worker runs yet, and nothing else takes an inline phase's tasks) */
     long i = 0;
-    for (tide_task *t = q->head; t; t = t->next, i++) {
+    for (tide_task *t = tide_queue_take_all(q); t; t = t->next, i++) {
         tide_deal *d = &rt->deal[i % w];
         d->at[d->n++] = t;
-        t->queued = false;
     }
-    q->head = q->tail = NULL;
-    q->nlevels = 0;
-    atomic_store_explicit(&q->count, 0, memory_order_relaxed);
-    pthread_mutex_unlock(&q->lock);
     for (int k = 0; k < w; k++)
         atomic_store_explicit(&rt->deal[k].next, 0, memory_order_relaxed);
     return true;
