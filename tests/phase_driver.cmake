@@ -1,8 +1,10 @@
-# cmake -DEXPECT=application|comm -DFILE=stats.json [-DRANKS=2] -P phase_driver.cmake -- cmd...
-# Who runs the phases (TIDE_PHASE_DRIVER, docs/config.md): runs examples/hello (RANKS ranks, 10
-# phases, 64 tasks a phase on rank 0, 16 on the others) with TIDE_STATS=FILE; the statistics
-# must name EXPECT as the phase driver and hold every rank's record of every phase (its tasks and
-# a load), whichever thread gathered them.
+# cmake -DEXPECT=application|comm -DCOLL=shm|mpi -DFILE=stats.json [-DRANKS=2]
+#   -P phase_driver.cmake -- cmd...
+# Who runs the phases (TIDE_PHASE_DRIVER, docs/config.md) and how the application thread's phases
+# agree (TIDE_PHASE_COLL): runs examples/hello (RANKS ranks, 10 phases, 64 tasks a phase on rank
+# 0, 16 on the others) with TIDE_STATS=FILE; the statistics must name EXPECT as the phase driver
+# and COLL as the phase collective, and hold every rank's record of every phase (its tasks and a
+# load), whichever thread gathered them and whichever way.
 include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 file(REMOVE ${FILE})
 execute_process(COMMAND ${CMAKE_COMMAND} -E env TIDE_STATS=${FILE} ${cmd}
@@ -14,6 +16,10 @@ file(READ ${FILE} doc)
 string(JSON driver GET "${doc}" config phase_driver)
 if(NOT driver STREQUAL EXPECT)
   message(FATAL_ERROR "config.phase_driver is '${driver}', expected '${EXPECT}'")
+endif()
+string(JSON coll GET "${doc}" config phase_coll)
+if(NOT coll STREQUAL COLL)
+  message(FATAL_ERROR "config.phase_coll is '${coll}', expected '${COLL}'")
 endif()
 string(JSON nphases LENGTH "${doc}" phases)
 string(JSON tasks GET "${doc}" summary tasks)
@@ -35,4 +41,4 @@ foreach(p RANGE ${last})
     endif()
   endforeach()
 endforeach()
-message("phase_driver ${driver}: ${nphases} phases, ${tasks} tasks, every record present")
+message("phase_driver ${driver}, phase_coll ${coll}: ${nphases} phases, ${tasks} tasks, every record present")

@@ -198,10 +198,10 @@ int tide_comm_start(tide_rt *rt)
     int rc = tide_transport_create(rt);
     if (rc != TIDE_OK) return rc;
     /* Both exist before the thread does: it and the strategy's actions use them at once. */
-    rt->protocol = tide_protocol_create(rt);
-    if (!rt->protocol) {
+    rc = tide_protocol_create(rt, &rt->protocol);
+    if (rc != TIDE_OK) {
         tide_transport_destroy(rt);
-        return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the comm thread");
+        return rc;
     }
     rc = pthread_create(&rt->comm, NULL, comm_main, rt);
     if (!rc) pthread_setname_np(rt->comm, "tide-comm"); /* in top -H, perf and gdb */

@@ -332,12 +332,32 @@ void tide_transport_phase_end(tide_rt *rt, double now, double *send_bw, double *
 void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
                        const tide_wire_header *h);
 
+/* ---- the phase collective through shared memory (nodecoll.c) ----------------------------------
+ * An allgather of `bytes` per rank, for a communicator whose ranks all share one node. Each
+ * exchange: write this rank's element into tide_nodecoll_slot, tide_nodecoll_publish it, then
+ * read every rank's with tide_nodecoll_peer (it waits for that rank's element of the same
+ * exchange; the pointer stays valid until this rank publishes again). Every rank of the
+ * communicator joins every exchange, in the same order. */
+
+typedef struct tide_nodecoll tide_nodecoll;
+
+/* Collective over comm. *out: the collective, or NULL where comm spans more than one node (the
+ * same on every rank); TIDE_ERR_NOMEM where memory is short on a rank (on every rank). */
+int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out);
+void *tide_nodecoll_slot(tide_nodecoll *c);
+void tide_nodecoll_publish(tide_nodecoll *c);
+const void *tide_nodecoll_peer(tide_nodecoll *c, int rank);
+/* Collective over comm, as create was. NULL: nothing. */
+void tide_nodecoll_destroy(tide_nodecoll *c);
+
 /* ---- the phase protocol (phase.c) -------------------------------------------------------------
  */
 
 typedef struct tide_protocol tide_protocol;
 
-tide_protocol *tide_protocol_create(tide_rt *rt);
+/* Collective over the ranks (the phase collective's shared window): TIDE_OK and *out, or an
+ * error code with its line (tide_fail). */
+int tide_protocol_create(tide_rt *rt, tide_protocol **out);
 void tide_protocol_destroy(tide_protocol *p);
 /* One step of the state machine; whether it did something. */
 bool tide_protocol_step(tide_protocol *p);
@@ -440,6 +460,7 @@ typedef struct tide_phase_log {
     bool keep_all;             /* set before the first phase */
     bool gather;               /* every rank allgathers the records (rank 0 keeps them all);
                                 * else the phase's sums are allreduced (the same on every rank) */
+    bool node_coll;            /* the inline phases' collective goes through shared memory */
     tide_rank_record *records; /* keep_all: nphases * nranks; else the last phase's nranks */
     tide_run_totals totals;
 } tide_phase_log;

@@ -81,6 +81,9 @@ struct tide_protocol {
     tide_rank_record *held_mine;
     double *fused_mine, *fused_all;
     tide_phase_sums *inline_mine, *inline_all;
+    /* where every rank shares this node (TIDE_PHASE_COLL=auto): the inline collective through
+     * shared memory (nodecoll.c), else NULL and MPI */
+    tide_nodecoll *node;
     /* a protocol phase's sums (!rt->log.gather): this rank's, every rank's combined */
     tide_phase_sums sums_mine, sums_all;
     MPI_Datatype sums_type;
@@ -315,6 +318,44 @@ static void gathered_element(tide_protocol *cs, int j)
     }
 }
 
+/* fused_mine's first `doubles` of every rank into fused_all, in rank order. */
+static void inline_allgather(tide_protocol *cs, int doubles)
+{
+    tide_rt *rt = cs->rt;
+    if (!cs->node) {
+        MPI_Allgather(cs->fused_mine, doubles, MPI_DOUBLE, cs->fused_all, doubles, MPI_DOUBLE,
+                      rt->coll_comm);
+        return;
+    }
+    size_t bytes = (size_t)doubles * sizeof(double);
+    memcpy(tide_nodecoll_slot(cs->node), cs->fused_mine, bytes);
+    tide_nodecoll_publish(cs->node);
+    for (int r = 0; r < rt->size; r++)
+        memcpy(cs->fused_all + (size_t)r * (size_t)doubles, tide_nodecoll_peer(cs->node, r), bytes);
+}
+
+/* inline_mine's first n sums of every rank combined into inline_all. Through shared memory every
+ * rank folds the same elements in the same (rank) order: the same result everywhere, as the
+ * plan gate needs. */
+static void inline_allreduce(tide_protocol *cs, int n)
+{
+    tide_rt *rt = cs->rt;
+    if (!cs->node) {
+        MPI_Allreduce(cs->inline_mine, cs->inline_all, n, cs->sums_type, cs->sums_op,
+                      rt->coll_comm);
+        return;
+    }
+    size_t bytes = (size_t)n * sizeof *cs->inline_mine;
+    memcpy(tide_nodecoll_slot(cs->node), cs->inline_mine, bytes);
+    tide_nodecoll_publish(cs->node);
+    memcpy(cs->inline_all, tide_nodecoll_peer(cs->node, 0), bytes);
+    for (int r = 1; r < rt->size; r++) {
+        const tide_phase_sums *s = tide_nodecoll_peer(cs->node, r);
+        for (int j = 0; j < n; j++)
+            tide_phase_sums_add(&cs->inline_all[j], &s[j]);
+    }
+}
+
 /* The inline phases' collective, or tide_finalize's: one element per phase of a batch (`every`),
  * the held phases' steps and records, and past them zero records at this rank's current step, so
  * that every rank's collective has the same shape wherever each one is. Gathered, every rank's
@@ -332,8 +373,7 @@ static void fused_exchange(tide_protocol *cs)
             memcpy(f + FUSED_STEP, j < cs->held ? &cs->held_mine[j] : &no_record, sizeof no_record);
         }
         if (rt->size > 1) /* a lone rank's result is its own (fused_all is fused_mine) */
-            MPI_Allgather(cs->fused_mine, n * FUSED_DOUBLES, MPI_DOUBLE, cs->fused_all,
-                          n * FUSED_DOUBLES, MPI_DOUBLE, rt->coll_comm);
+            inline_allgather(cs, n * FUSED_DOUBLES);
         for (int j = 0; j < n; j++) {
             gathered_element(cs, j);
             check_phases(cs);
@@ -347,8 +387,7 @@ static void fused_exchange(tide_protocol *cs)
         m->step_neg = -m->step_hi;
     }
     if (rt->size > 1) /* a lone rank's result is its own (inline_all is inline_mine) */
-        MPI_Allreduce(cs->inline_mine, cs->inline_all, n, cs->sums_type, cs->sums_op,
-                      rt->coll_comm);
+        inline_allreduce(cs, n);
     for (int j = 0; j < n; j++) {
         if (cs->inline_all[j].step_hi == -cs->inline_all[j].step_neg) continue;
         /* Every rank saw the same disagreement at the same element: all join this allgather of
@@ -493,13 +532,16 @@ bool tide_protocol_idle(const tide_protocol *cs)
     return tide_proto_idle(&cs->proto);
 }
 
-tide_protocol *tide_protocol_create(tide_rt *rt)
+int tide_protocol_create(tide_rt *rt, tide_protocol **out)
 {
+    *out = NULL;
+    /* Where the gate may hold phases idle (a strategy that acts), every phase is agreed as it
+     * ends: the gate compares each. */
+    const int every = rt->inline_phases && rt->size > 1 ? rt->cfg.sync_every : 1;
+    const size_t n = (size_t)every;
     tide_protocol *cs = calloc(1, sizeof *cs);
     if (cs) {
-        /* Where the gate may hold phases idle (a strategy that acts), every phase is agreed as
-         * it ends: the gate compares each. */
-        size_t n = (size_t)(cs->every = rt->inline_phases && rt->size > 1 ? rt->cfg.sync_every : 1);
+        cs->every = every;
         cs->all_status = calloc((size_t)rt->size, sizeof *cs->all_status);
         cs->all = calloc((size_t)rt->size, sizeof *cs->all);
         cs->held_mine = calloc(n, sizeof *cs->held_mine);
@@ -513,19 +555,36 @@ tide_protocol *tide_protocol_create(tide_rt *rt)
     if (!cs || !cs->all_status || !cs->all || !cs->held_mine || !cs->fused_mine || !cs->fused_all ||
         !cs->inline_mine || !cs->inline_all) {
         tide_protocol_destroy(cs);
-        return NULL;
+        return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the comm thread");
+    }
+    /* Only where the application thread may run a phase: under a strategy that never acts, or
+     * one the plan gate may hold idle (tide_finalize's closing collective takes the same path). */
+    if (rt->size > 1 && rt->cfg.phase_coll == TIDE_PHASE_COLL_AUTO &&
+        (rt->inline_phases || rt->gate.on)) {
+        /* Collective: every rank gets here with the same size and TIDE_PHASE_COLL, strategy
+         * and gate (checked at init), and the element's size follows from values every rank
+         * agrees on. */
+        size_t element = rt->log.gather ? FUSED_DOUBLES * sizeof(double) : sizeof(tide_phase_sums);
+        int rc = tide_nodecoll_create(rt->coll_comm, n * element, &cs->node);
+        if (rc != TIDE_OK) {
+            tide_protocol_destroy(cs);
+            return rc;
+        }
     }
     cs->rt = rt;
+    rt->log.node_coll = cs->node != NULL;
     MPI_Type_contiguous((int)TIDE_PHASE_SUMS_DOUBLES, MPI_DOUBLE, &cs->sums_type);
     MPI_Type_commit(&cs->sums_type);
     MPI_Op_create(sums_op_fn, 1, &cs->sums_op);
     tide_proto_init(&cs->proto, rt->size, rt->lb.ops->flags, rt->cfg.round_us, NULL, NULL);
-    return cs;
+    *out = cs;
+    return TIDE_OK;
 }
 
 void tide_protocol_destroy(tide_protocol *cs)
 {
     if (!cs) return;
+    tide_nodecoll_destroy(cs->node);
     if (cs->rt) {
         MPI_Op_free(&cs->sums_op);
         MPI_Type_free(&cs->sums_type);

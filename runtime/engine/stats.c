@@ -273,9 +273,10 @@ static void json_plan(FILE *f, const tide_rank_record *r, int n)
 
 /* "config" (the run's settings and the busiest node's workers and cores) and "lb_knobs" (the
  * task strategies' knobs by variable name). */
-static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads,
+static void json_config(FILE *f, const tide_config *cfg, const tide_phase_log *log,
                         const tide_node_load *node)
 {
+    const int nranks = log->nranks, threads = log->threads;
     fprintf(f, "  \"config\": {\"lb\": ");
     tide_json_string(f, cfg->lb);
     fprintf(f,
@@ -285,15 +286,15 @@ static void json_config(FILE *f, const tide_config *cfg, int nranks, int threads
             "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
             "\"pred_guard\": %g, \"pred_spike\": %g, "
             "\"node_workers\": %d, \"node_cores\": %d, \"node_ranks\": %d, "
-            "\"phase_driver\": \"%s\", \"version\": \"%d.%d\"},\n",
+            "\"phase_driver\": \"%s\", \"phase_coll\": \"%s\", \"version\": \"%d.%d\"},\n",
             tide_offload_name(cfg->offload), nranks, threads, (unsigned long long)cfg->max_inflight,
             (unsigned long long)cfg->pack_max, cfg->round_us, (unsigned long long)cfg->seed,
             cfg->pred.kind, cfg->pred.window, cfg->pred.train, cfg->pred.retrain_err,
             tide_solver_name(cfg->pred.solver),
             cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
             cfg->pred.spike, node->workers, node->cores, node->ranks,
-            tide_lb_inline_phases(cfg, nranks) ? "application" : "comm", TIDE_VERSION_MAJOR,
-            TIDE_VERSION_MINOR);
+            tide_lb_inline_phases(cfg, nranks) ? "application" : "comm",
+            log->node_coll ? "shm" : "mpi", TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
     fprintf(f, "  \"lb_knobs\": {");
     for (int k = 0; tide_config_lb_knob_name(k); k++)
         fprintf(f, "%s\"%s\": %.9g", k ? ", " : "", tide_config_lb_knob_name(k), cfg->lb_knob[k]);
@@ -443,7 +444,7 @@ void tide_stats_write_json(const tide_phase_log *log, const tide_config *cfg,
                            const tide_node_load *node, FILE *f)
 {
     fprintf(f, "{\n  \"schema\": \"tide-stats/2\",\n");
-    json_config(f, cfg, log->nranks, log->threads, node);
+    json_config(f, cfg, log, node);
     fprintf(f, "  \"phases\": [");
     for (int p = 0; p < log->nphases; p++)
         json_phase(f, log, p);

@@ -108,10 +108,11 @@ static int check_same_executable(tide_rt *rt)
  * rest would meet them in other collectives and wait forever (a variable that mpirun did not
  * forward to another node: Open MPI's needs -x NAME). TIDE_LB: the strategy; TIDE_PHASE_DRIVER
  * and TIDE_PLAN_GATE: inline phases or the comm thread's protocol; TIDE_SYNC_EVERY: the shape of
- * the inline phases' collective (phase.c); TIDE_GLOBAL_LB: the objects layer's strategy, whose
+ * the inline phases' collective (phase.c); TIDE_PHASE_COLL: whether that collective goes through
+ * shared memory (nodecoll.c) or MPI; TIDE_GLOBAL_LB: the objects layer's strategy, whose
  * collectives differ too (by a hash of the name: the layer above names them). One
  * tide_agree_values. */
-enum { SHAPE_LB, SHAPE_DRIVER, SHAPE_GATE, SHAPE_SYNC, SHAPE_GLOBAL, SHAPE_KNOBS };
+enum { SHAPE_LB, SHAPE_DRIVER, SHAPE_GATE, SHAPE_SYNC, SHAPE_COLL, SHAPE_GLOBAL, SHAPE_KNOBS };
 
 int tide_agree_values(MPI_Comm comm, const long long *v, int n, long long *lo, long long *hi)
 {
@@ -153,6 +154,7 @@ static void shape_value(int knob, int v, char *out, size_t len)
     const char *name = knob == SHAPE_LB       ? (v >= 0 && (size_t)v < n ? all[v]->name : NULL)
                        : knob == SHAPE_DRIVER ? tide_phase_driver_name(v)
                        : knob == SHAPE_GATE   ? tide_plan_gate_name(v)
+                       : knob == SHAPE_COLL   ? tide_phase_coll_name(v)
                                               : NULL;
     if (name)
         snprintf(out, len, "%s", name);
@@ -164,10 +166,12 @@ static void shape_value(int knob, int v, char *out, size_t len)
 
 static int check_same_shape(tide_rt *rt)
 {
-    static const char *const names[SHAPE_KNOBS] = {"TIDE_LB", "TIDE_PHASE_DRIVER", "TIDE_PLAN_GATE",
-                                                   "TIDE_SYNC_EVERY", "TIDE_GLOBAL_LB"};
-    long long v[SHAPE_KNOBS] = {lb_index(rt->cfg.lb), rt->cfg.phase_driver, rt->cfg.plan_gate,
-                                rt->cfg.sync_every, name_hash(rt->cfg.global_lb)};
+    static const char *const names[SHAPE_KNOBS] = {"TIDE_LB",         "TIDE_PHASE_DRIVER",
+                                                   "TIDE_PLAN_GATE",  "TIDE_SYNC_EVERY",
+                                                   "TIDE_PHASE_COLL", "TIDE_GLOBAL_LB"};
+    long long v[SHAPE_KNOBS] = {lb_index(rt->cfg.lb), rt->cfg.phase_driver,
+                                rt->cfg.plan_gate,    rt->cfg.sync_every,
+                                rt->cfg.phase_coll,   name_hash(rt->cfg.global_lb)};
     long long lo[SHAPE_KNOBS], hi[SHAPE_KNOBS];
     int k = tide_agree_values(rt->mpi_comm, v, SHAPE_KNOBS, lo, hi);
     if (k < 0) return TIDE_OK;

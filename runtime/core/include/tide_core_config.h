@@ -31,6 +31,8 @@ typedef enum {
     TIDE_PLAN_GATE_OFF = 1,
     TIDE_PLAN_GATE_ALTERNATE = 2
 } tide_plan_gate_mode;
+/* TIDE_PHASE_COLL (tide_config.phase_coll), in the order of its choices. */
+typedef enum { TIDE_PHASE_COLL_AUTO = 0, TIDE_PHASE_COLL_MPI = 1 } tide_phase_coll_mode;
 
 /* TIDE_COMM_CPU=last: the highest CPU of the rank's own affinity mask. */
 #define TIDE_COMM_CPU_LAST (-2)
@@ -55,6 +57,7 @@ typedef struct tide_config {
     int round_us;          /* TIDE_ROUND_US: interval of status rounds */
     int phase_driver;      /* TIDE_PHASE_DRIVER: tide_phase_driver */
     int plan_gate;         /* TIDE_PLAN_GATE: tide_plan_gate_mode */
+    int phase_coll;        /* TIDE_PHASE_COLL: tide_phase_coll_mode */
     int predict;           /* TIDE_PREDICT: tide_predict_mode */
     int sync_every;        /* TIDE_SYNC_EVERY: inline phases per agreement collective */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
@@ -108,6 +111,7 @@ const char *tide_offload_name(tide_offload_kind k);
 /* A TIDE_PHASE_DRIVER / TIDE_PLAN_GATE value's name (NULL for a value that is not one). */
 const char *tide_phase_driver_name(int v);
 const char *tide_plan_gate_name(int v);
+const char *tide_phase_coll_name(int v);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
 const char *tide_config_lb_knob_name(int i);
 

@@ -21,6 +21,7 @@ static const char *const trace_format_names[] = {"auto", "json", "otf2", NULL};
 static const char *const phase_driver_names[] = {"auto", "comm", NULL};
 static const char *const plan_gate_names[] = {"auto", "off", "alternate", NULL};
 static const char *const predict_names[] = {"auto", "on", NULL};
+static const char *const phase_coll_names[] = {"auto", "mpi", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -35,6 +36,11 @@ const char *tide_phase_driver_name(int v)
 const char *tide_plan_gate_name(int v)
 {
     return v >= 0 && v <= TIDE_PLAN_GATE_ALTERNATE ? plan_gate_names[v] : NULL;
+}
+
+const char *tide_phase_coll_name(int v)
+{
+    return v >= 0 && v <= TIDE_PHASE_COLL_MPI ? phase_coll_names[v] : NULL;
 }
 
 static bool lb_known(const char *v)
@@ -157,6 +163,19 @@ static const tide_knob runtime_rows[] = {
              "other phase runs without it (for tests). `TIDE_PHASE_DRIVER=comm` means `off`. "
              "Every rank must give the same value (checked at init)",
      FIELD(plan_gate)},
+    {.name = "TIDE_PHASE_COLL",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = phase_coll_names,
+     .help = "how the ranks agree at the end of a phase the application thread runs "
+             "(`TIDE_PHASE_DRIVER`; also `tide_finalize`'s closing agreement there). `auto`: "
+             "where every rank runs on one node, through a shared-memory window (each rank "
+             "writes its numbers, reads every other rank's and folds them in rank order: a few "
+             "hundred nanoseconds on two cores, against 1-2 us for Open MPI's allreduce; "
+             "docs/performance.md, section 15), else MPI's allreduce or allgather; `mpi`: "
+             "always MPI. The statistics are the same either way. Every rank must give the "
+             "same value (checked at init)",
+     FIELD(phase_coll)},
     {.name = "TIDE_PREDICT",
      .kind = TIDE_KNOB_CHOICE,
      .def = "auto",

@@ -1,0 +1,163 @@
+/* The application thread's phase collective through shared memory, where every rank of the
+ * communicator runs on one node (TIDE_PHASE_COLL, docs/internals.md "Inline phases").
+ *
+ * An inline phase ends with one collective: an allreduce of the phase's sums, or an allgather of
+ * the records (phase.c, fused_exchange). Through Open MPI's shared-memory transport a 2-rank
+ * allreduce costs 1.0-2 us on the development VM, more than Task Bench's whole `stencil_1d` step
+ * under MPI; two cores that share a cache line need a few hundred nanoseconds. So every rank
+ * publishes its element in its own segment of one MPI shared window and reads every other
+ * rank's; a reduction then folds the elements in rank order, the same on every rank.
+ *
+ * Each rank's segment has two slots, used by exchanges of alternate parity, each ending in the
+ * number of the exchange it holds (stored with release after the payload, loaded with acquire
+ * before it). Why two slots suffice: a rank writes exchange k + 2 into the slot of exchange k
+ * only after exchange k + 1 completed on it, that is after every rank published k + 1, which
+ * each did after it had read everything of exchange k. So a payload a rank reads cannot change
+ * before that rank publishes its next one (tide_nodecoll_peer's contract).
+ *
+ * A waiting rank spins briefly, then yields the core (as Open MPI does with
+ * mpi_yield_when_idle), and past 1 ms sleeps 1/64 of what it has waited, at most 1 ms: a
+ * long-imbalanced phase under `none` does not keep every waiting rank on a core, and the sleep
+ * adds at most 1.6% to a wait. */
+#include "internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { LINE = TIDE_CACHELINE, SPINS = 64, YIELD_US = 1000 };
+
+struct tide_nodecoll {
+    MPI_Win win;
+    int rank;
+    size_t slot; /* bytes of one slot: the payload, then the exchange's number, in whole lines */
+    char **segs; /* every rank's segment, in this process's address space */
+    long joined; /* exchanges this rank has published */
+};
+
+static size_t round_up(size_t n)
+{
+    return (n + LINE - 1) / LINE * LINE;
+}
+
+static _Atomic long *slot_seq(const tide_nodecoll *c, int r, long k)
+{
+    return (_Atomic long *)(c->segs[r] + (size_t)(k & 1) * c->slot + c->slot - sizeof(long));
+}
+
+static char *slot_data(const tide_nodecoll *c, int r, long k)
+{
+    return c->segs[r] + (size_t)(k & 1) * c->slot;
+}
+
+int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out)
+{
+    *out = NULL;
+    int rank, size, node_rank, node_size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &node_size);
+    /* Every rank of comm is on this node, numbered as in comm: the same answer on every rank. */
+    int whole = node_size == size && node_rank == rank, all_whole;
+    MPI_Allreduce(&whole, &all_whole, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_whole) {
+        MPI_Comm_free(&node);
+        return TIDE_OK;
+    }
+    tide_nodecoll *c = calloc(1, sizeof *c);
+    char **segs = calloc((size_t)size, sizeof *segs);
+    /* The number in the payload's last line where it fits: a reader's first miss brings both. */
+    const size_t slot = round_up(bytes + sizeof(long));
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true"); /* each segment on its rank's memory */
+    /* An MPI without shared windows (no osc/sm component) refuses here: one line saying so, on
+     * every rank, instead of MPI's abort. */
+    MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+    MPI_Win win = MPI_WIN_NULL;
+    char *mine = NULL;
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(2 * slot), 1, info, node, &mine, &win);
+    MPI_Info_free(&info);
+    enum { MEMORY = 1, WINDOW = 2 };
+    int ok = (c && segs ? MEMORY : 0) | (rc == MPI_SUCCESS ? WINDOW : 0), all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_BAND, node);
+    if (all_ok != (MEMORY | WINDOW)) {
+        char why[MPI_MAX_ERROR_STRING] = "on another rank";
+        int len;
+        if (rc == MPI_SUCCESS)
+            MPI_Win_free(&win);
+        else
+            MPI_Error_string(rc, why, &len);
+        free(c);
+        free(segs);
+        MPI_Comm_free(&node);
+        if (!(all_ok & MEMORY))
+            return tide_fail(TIDE_ERR_NOMEM, "out of memory for the phase collective");
+        return tide_fail(TIDE_ERR_CONFIG,
+                         "TIDE_PHASE_COLL=auto: MPI_Win_allocate_shared failed (%s); set "
+                         "TIDE_PHASE_COLL=mpi to agree phases through MPI's collectives",
+                         why);
+    }
+    *c = (tide_nodecoll){.win = win, .rank = rank, .slot = slot, .segs = segs};
+    for (int r = 0; r < size; r++) {
+        MPI_Aint len;
+        int unit;
+        MPI_Win_shared_query(c->win, r, &len, &unit, &c->segs[r]);
+    }
+    /* No exchange yet: both numbers below the first one's (1), before any rank may look. */
+    memset(mine, 0, 2 * c->slot);
+    atomic_store_explicit(slot_seq(c, rank, 0), -2, memory_order_relaxed);
+    atomic_store_explicit(slot_seq(c, rank, 1), -1, memory_order_relaxed);
+    MPI_Barrier(node);
+    MPI_Comm_free(&node);
+    *out = c;
+    return TIDE_OK;
+}
+
+void *tide_nodecoll_slot(tide_nodecoll *c)
+{
+    return slot_data(c, c->rank, c->joined + 1);
+}
+
+void tide_nodecoll_publish(tide_nodecoll *c)
+{
+    c->joined++;
+    atomic_store_explicit(slot_seq(c, c->rank, c->joined), c->joined, memory_order_release);
+}
+
+static void wait_published(_Atomic long *seq, long k)
+{
+    for (int i = 0; i < SPINS; i++) {
+        if (atomic_load_explicit(seq, memory_order_acquire) == k) return;
+        __builtin_ia32_pause();
+    }
+    double start = tide_now();
+    while (atomic_load_explicit(seq, memory_order_acquire) != k) {
+        double waited = tide_now() - start;
+        if (waited < 1e-6 * YIELD_US) {
+            sched_yield();
+            continue;
+        }
+        double s = waited / 64 < 1e-3 ? waited / 64 : 1e-3;
+        struct timespec ts = {0, (long)(s * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+const void *tide_nodecoll_peer(tide_nodecoll *c, int r)
+{
+    if (r != c->rank) wait_published(slot_seq(c, r, c->joined), c->joined);
+    return slot_data(c, r, c->joined);
+}
+
+void tide_nodecoll_destroy(tide_nodecoll *c)
+{
+    if (!c) return;
+    MPI_Win_free(&c->win);
+    free(c->segs);
+    free(c);
+}
