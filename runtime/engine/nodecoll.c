@@ -16,17 +16,35 @@
  * before that rank publishes its next one (tide_nodecoll_peer's contract).
  *
  * A waiting rank spins briefly, then yields the core (as Open MPI does with
- * mpi_yield_when_idle), and past 1 ms sleeps 1/64 of what it has waited, at most 1 ms: a
- * long-imbalanced phase under `none` does not keep every waiting rank on a core, and the sleep
- * adds at most 1.6% to a wait. */
+ * mpi_yield_when_idle), and past 50 us sleeps on a futex in the segment of the rank it waits
+ * for, which that rank wakes as it publishes: a long-imbalanced phase under `none` keeps no
+ * waiting rank on a core (MPI's allreduce polls all along), and a sleeper wakes as soon as the
+ * kernel runs it (a timed back-off cost an 8-rank MxM phase 4-9 ms at its end). The wake-up
+ * cannot be lost: a sleeper counts itself (sleepers) before it looks at the number a last time,
+ * the publisher stores the number before it reads the count, both sequentially consistent, so
+ * one of them sees the other; and a sleeper sleeps only while the publisher's generation is the
+ * one it read before looking (a publication in between makes the futex return at once). */
+#define _GNU_SOURCE
 #include "internal.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
-enum { LINE = TIDE_CACHELINE, SPINS = 64, YIELD_US = 1000 };
+enum { LINE = TIDE_CACHELINE, SPINS = 64, YIELD_US = 50 };
+
+/* The last line of a rank's segment: its publications' generation (the futex word) and how many
+ * ranks sleep on it. */
+typedef struct wake_line {
+    _Atomic uint32_t gen;
+    _Atomic uint32_t sleepers;
+} wake_line;
 
 struct tide_nodecoll {
     MPI_Win win;
@@ -49,6 +67,24 @@ static _Atomic long *slot_seq(const tide_nodecoll *c, int r, long k)
 static char *slot_data(const tide_nodecoll *c, int r, long k)
 {
     return c->segs[r] + (size_t)(k & 1) * c->slot;
+}
+
+static wake_line *wake_of(const tide_nodecoll *c, int r)
+{
+    return (wake_line *)(c->segs[r] + 2 * c->slot);
+}
+
+/* Shared (not process-private) futex operations: the word lies in memory several processes map. */
+static void futex_wake_all(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t seen)
+{
+    /* The bound only makes a lost wake-up (there is none, see above) cost 100 ms, not the job. */
+    struct timespec bound = {0, 100 * 1000 * 1000};
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, &bound, NULL, 0);
 }
 
 int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out)
@@ -80,7 +116,7 @@ int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out)
     MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
     MPI_Win win = MPI_WIN_NULL;
     char *mine = NULL;
-    int rc = MPI_Win_allocate_shared((MPI_Aint)(2 * slot), 1, info, node, &mine, &win);
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(2 * slot + LINE), 1, info, node, &mine, &win);
     MPI_Info_free(&info);
     enum { MEMORY = 1, WINDOW = 2 };
     int ok = (c && segs ? MEMORY : 0) | (rc == MPI_SUCCESS ? WINDOW : 0), all_ok;
@@ -109,7 +145,7 @@ int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out)
         MPI_Win_shared_query(c->win, r, &len, &unit, &c->segs[r]);
     }
     /* No exchange yet: both numbers below the first one's (1), before any rank may look. */
-    memset(mine, 0, 2 * c->slot);
+    memset(mine, 0, 2 * c->slot + LINE);
     atomic_store_explicit(slot_seq(c, rank, 0), -2, memory_order_relaxed);
     atomic_store_explicit(slot_seq(c, rank, 1), -1, memory_order_relaxed);
     MPI_Barrier(node);
@@ -126,31 +162,40 @@ void *tide_nodecoll_slot(tide_nodecoll *c)
 void tide_nodecoll_publish(tide_nodecoll *c)
 {
     c->joined++;
-    atomic_store_explicit(slot_seq(c, c->rank, c->joined), c->joined, memory_order_release);
+    atomic_store(slot_seq(c, c->rank, c->joined), c->joined);
+    wake_line *w = wake_of(c, c->rank);
+    atomic_fetch_add(&w->gen, 1);
+    if (atomic_load(&w->sleepers)) futex_wake_all(&w->gen);
 }
 
-static void wait_published(_Atomic long *seq, long k)
+static bool published(_Atomic long *seq, long k)
 {
+    return atomic_load_explicit(seq, memory_order_acquire) == k;
+}
+
+/* Until rank r's number is k: spin, yield, then sleep on r's generation. */
+static void wait_published(const tide_nodecoll *c, int r, long k)
+{
+    _Atomic long *seq = slot_seq(c, r, k);
     for (int i = 0; i < SPINS; i++) {
-        if (atomic_load_explicit(seq, memory_order_acquire) == k) return;
+        if (published(seq, k)) return;
         __builtin_ia32_pause();
     }
     double start = tide_now();
-    while (atomic_load_explicit(seq, memory_order_acquire) != k) {
-        double waited = tide_now() - start;
-        if (waited < 1e-6 * YIELD_US) {
-            sched_yield();
-            continue;
-        }
-        double s = waited / 64 < 1e-3 ? waited / 64 : 1e-3;
-        struct timespec ts = {0, (long)(s * 1e9)};
-        nanosleep(&ts, NULL);
+    while (!published(seq, k) && tide_now() - start < 1e-6 * YIELD_US)
+        sched_yield();
+    wake_line *w = wake_of(c, r);
+    while (!published(seq, k)) {
+        uint32_t seen = atomic_load(&w->gen);
+        atomic_fetch_add(&w->sleepers, 1);
+        if (atomic_load(seq) != k) futex_wait(&w->gen, seen);
+        atomic_fetch_sub(&w->sleepers, 1);
     }
 }
 
 const void *tide_nodecoll_peer(tide_nodecoll *c, int r)
 {
-    if (r != c->rank) wait_published(slot_seq(c, r, c->joined), c->joined);
+    if (r != c->rank) wait_published(c, r, c->joined);
     return slot_data(c, r, c->joined);
 }
 
