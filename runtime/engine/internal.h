@@ -342,7 +342,8 @@ void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
 typedef struct tide_nodecoll tide_nodecoll;
 
 /* Collective over comm. *out: the collective, or NULL where comm spans more than one node (the
- * same on every rank); TIDE_ERR_NOMEM where memory is short on a rank (on every rank). */
+ * same on every rank); on every rank alike, TIDE_ERR_NOMEM where memory is short on a rank and
+ * TIDE_ERR_CONFIG where MPI cannot allocate the shared window (each with its line). */
 int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out);
 void *tide_nodecoll_slot(tide_nodecoll *c);
 void tide_nodecoll_publish(tide_nodecoll *c);

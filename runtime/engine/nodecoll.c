@@ -9,17 +9,18 @@
  * rank's; a reduction then folds the elements in rank order, the same on every rank.
  *
  * Each rank's segment has two slots, used by exchanges of alternate parity, each ending in the
- * number of the exchange it holds (stored with release after the payload, loaded with acquire
- * before it). Why two slots suffice: a rank writes exchange k + 2 into the slot of exchange k
- * only after exchange k + 1 completed on it, that is after every rank published k + 1, which
- * each did after it had read everything of exchange k. So a payload a rank reads cannot change
- * before that rank publishes its next one (tide_nodecoll_peer's contract).
+ * number of the exchange it holds (stored after the payload, sequentially consistent and so with
+ * release; loaded with acquire before the payload is read). Why two slots suffice: a rank writes
+ * exchange k + 2 into the slot of exchange k only after exchange k + 1 completed on it, that is
+ * after every rank published k + 1, which each did after it had read everything of exchange k. So a
+ * payload a rank reads cannot change before that rank publishes its next one (tide_nodecoll_peer's
+ * contract).
  *
  * A waiting rank spins briefly, then yields the core (as Open MPI does with
  * mpi_yield_when_idle), and past 50 us sleeps on a futex in the segment of the rank it waits
  * for, which that rank wakes as it publishes: a long-imbalanced phase under `none` keeps no
  * waiting rank on a core (MPI's allreduce polls all along), and a sleeper wakes as soon as the
- * kernel runs it (a timed back-off cost an 8-rank MxM phase 4-9 ms at its end). The wake-up
+ * kernel runs it, not up to a back-off sleep later. The wake-up
  * cannot be lost: a sleeper counts itself (sleepers) before it looks at the number a last time,
  * the publisher stores the number before it reads the count, both sequentially consistent, so
  * one of them sees the other; and a sleeper sleeps only while the publisher's generation is the

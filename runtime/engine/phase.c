@@ -19,9 +19,10 @@
  * collective of every rank's step (phase, finalizing) and statistics together (its tasks are
  * complete when it joins, which is the end allgather's rule): an allreduce of the sums with the
  * highest and the lowest step, or, where the records are gathered, an allgather of step and
- * record. An empty phase then costs one collective instead of four thread hand-offs and two
- * collectives. These collectives, the closing one of tide_finalize included, have the same shape
- * on every rank, so a mismatched rank still meets the others in one; where the steps differ,
+ * record (where every rank shares one node, both through shared memory: nodecoll.c,
+ * TIDE_PHASE_COLL). An empty phase then costs one collective instead of four thread hand-offs and
+ * two collectives. These collectives, the closing one of tide_finalize included, have the same
+ * shape on every rank, so a mismatched rank still meets the others in one; where the steps differ,
  * every rank sees it in the same result and joins one more allgather, of the steps, that names
  * the ranks. The rest of a status serves only strategies that act. With TIDE_SYNC_EVERY=N > 1
  * a rank holds its phases' steps and records and joins one collective of N elements every N
