@@ -39,13 +39,12 @@ static int run(MPI_Comm comm, long exchanges, unsigned seed)
     int bad = 0;
     srand(seed + (unsigned)rank);
     for (long k = 1; k <= exchanges && !bad; k++) {
-        long *slot = tide_nodecoll_slot(c);
         for (int i = 0; i < WORDS; i++)
-            slot[i] = mine[i] = value(k, rank, i);
+            mine[i] = value(k, rank, i);
         /* One rank in turn arrives late, so that the others publish the next exchange (into
          * their other slot) while it still reads this one. */
         if (k % 97 == (long)rank) pause_us(200);
-        tide_nodecoll_publish(c);
+        tide_nodecoll_publish(c, mine);
         for (int n = 0; n < size && !bad; n++) {
             int r = (rank + n) % size;
             const long *e = tide_nodecoll_peer(c, r);

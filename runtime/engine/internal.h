@@ -334,10 +334,10 @@ void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
 
 /* ---- the phase collective through shared memory (nodecoll.c) ----------------------------------
  * An allgather of `bytes` per rank, for a communicator whose ranks all share one node. Each
- * exchange: write this rank's element into tide_nodecoll_slot, tide_nodecoll_publish it, then
- * read every rank's with tide_nodecoll_peer (it waits for that rank's element of the same
- * exchange; the pointer stays valid until this rank publishes again). Every rank of the
- * communicator joins every exchange, in the same order. */
+ * exchange: tide_nodecoll_publish this rank's element, then read every rank's with
+ * tide_nodecoll_peer (it waits for that rank's element of the same exchange; the pointer stays
+ * valid until this rank publishes again). Every rank of the communicator joins every exchange,
+ * in the same order. */
 
 typedef struct tide_nodecoll tide_nodecoll;
 
@@ -345,8 +345,8 @@ typedef struct tide_nodecoll tide_nodecoll;
  * same on every rank); on every rank alike, TIDE_ERR_NOMEM where memory is short on a rank and
  * TIDE_ERR_CONFIG where MPI cannot allocate the shared window (each with its line). */
 int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out);
-void *tide_nodecoll_slot(tide_nodecoll *c);
-void tide_nodecoll_publish(tide_nodecoll *c);
+/* Copies this rank's element (`bytes`, as created) into its slot of the next exchange. */
+void tide_nodecoll_publish(tide_nodecoll *c, const void *mine);
 const void *tide_nodecoll_peer(tide_nodecoll *c, int rank);
 /* Collective over comm, as create was. NULL: nothing. */
 void tide_nodecoll_destroy(tide_nodecoll *c);

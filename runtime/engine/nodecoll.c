@@ -50,9 +50,10 @@ typedef struct wake_line {
 struct tide_nodecoll {
     MPI_Win win;
     int rank;
-    size_t slot; /* bytes of one slot: the payload, then the exchange's number, in whole lines */
-    char **segs; /* every rank's segment, in this process's address space */
-    long joined; /* exchanges this rank has published */
+    size_t bytes; /* one rank's element */
+    size_t slot;  /* bytes of one slot: the element, then the exchange's number, in whole lines */
+    char **segs;  /* every rank's segment, in this process's address space */
+    long joined;  /* exchanges this rank has published */
 };
 
 static size_t round_up(size_t n)
@@ -139,29 +140,24 @@ int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out)
                          "TIDE_PHASE_COLL=mpi to agree phases through MPI's collectives",
                          why);
     }
-    *c = (tide_nodecoll){.win = win, .rank = rank, .slot = slot, .segs = segs};
+    *c = (tide_nodecoll){.win = win, .rank = rank, .bytes = bytes, .slot = slot, .segs = segs};
     for (int r = 0; r < size; r++) {
         MPI_Aint len;
         int unit;
         MPI_Win_shared_query(c->win, r, &len, &unit, &c->segs[r]);
     }
-    /* No exchange yet: both numbers below the first one's (1), before any rank may look. */
+    /* No exchange yet: both numbers 0, below the first exchange's (1) and the second's (2), in
+     * place before any rank may look. */
     memset(mine, 0, 2 * c->slot + LINE);
-    atomic_store_explicit(slot_seq(c, rank, 0), -2, memory_order_relaxed);
-    atomic_store_explicit(slot_seq(c, rank, 1), -1, memory_order_relaxed);
     MPI_Barrier(node);
     MPI_Comm_free(&node);
     *out = c;
     return TIDE_OK;
 }
 
-void *tide_nodecoll_slot(tide_nodecoll *c)
+void tide_nodecoll_publish(tide_nodecoll *c, const void *mine)
 {
-    return slot_data(c, c->rank, c->joined + 1);
-}
-
-void tide_nodecoll_publish(tide_nodecoll *c)
-{
+    memcpy(slot_data(c, c->rank, c->joined + 1), mine, c->bytes);
     c->joined++;
     atomic_store(slot_seq(c, c->rank, c->joined), c->joined);
     wake_line *w = wake_of(c, c->rank);

@@ -329,8 +329,7 @@ static void inline_allgather(tide_protocol *cs, int doubles)
         return;
     }
     size_t bytes = (size_t)doubles * sizeof(double);
-    memcpy(tide_nodecoll_slot(cs->node), cs->fused_mine, bytes);
-    tide_nodecoll_publish(cs->node);
+    tide_nodecoll_publish(cs->node, cs->fused_mine);
     for (int r = 0; r < rt->size; r++)
         memcpy(cs->fused_all + (size_t)r * (size_t)doubles, tide_nodecoll_peer(cs->node, r), bytes);
 }
@@ -346,10 +345,8 @@ static void inline_allreduce(tide_protocol *cs, int n)
                       rt->coll_comm);
         return;
     }
-    size_t bytes = (size_t)n * sizeof *cs->inline_mine;
-    memcpy(tide_nodecoll_slot(cs->node), cs->inline_mine, bytes);
-    tide_nodecoll_publish(cs->node);
-    memcpy(cs->inline_all, tide_nodecoll_peer(cs->node, 0), bytes);
+    tide_nodecoll_publish(cs->node, cs->inline_mine);
+    memcpy(cs->inline_all, tide_nodecoll_peer(cs->node, 0), (size_t)n * sizeof *cs->inline_all);
     for (int r = 1; r < rt->size; r++) {
         const tide_phase_sums *s = tide_nodecoll_peer(cs->node, r);
         for (int j = 0; j < n; j++)
@@ -565,6 +562,8 @@ int tide_protocol_create(tide_rt *rt, tide_protocol **out)
         /* Collective: every rank gets here with the same size and TIDE_PHASE_COLL, strategy
          * and gate (checked at init), and the element's size follows from values every rank
          * agrees on. */
+        /* one element: every phase of a batch, as fused_exchange gives them (inline_allgather,
+         * inline_allreduce) */
         size_t element = rt->log.gather ? FUSED_DOUBLES * sizeof(double) : sizeof(tide_phase_sums);
         int rc = tide_nodecoll_create(rt->coll_comm, n * element, &cs->node);
         if (rc != TIDE_OK) {
