@@ -1,12 +1,15 @@
-/* The comm thread: the only runtime thread that calls MPI, except for inline phases (phase.c),
- * whose one allgather the application thread makes while this thread has no part in the phase. One
- * loop turn receives messages, sends results and offloaded tasks (transport.c), advances the phase
- * protocol (phase.c), runs a tide_comm_call, and lets the strategy act (lb_host.c). When nothing
- * happens for TIDE_POLL_SPIN turns it sleeps, doubling the sleep up to TIDE_POLL_SLEEP_MAX_US, so
- * that idle ranks leave the cores to the workers. This file is the top of the engine: it wires the
- * layers below together (the dispatch of incoming control messages and replica results) and is
- * called by none of them. The back-off schedule is the engine core's (tide_core_backoff.h), which
- * tide-sim follows too. */
+/* The comm thread's loop. One loop turn receives messages, sends results and offloaded tasks
+ * (transport.c), advances the phase protocol (phase.c), runs a tide_comm_call, and lets the
+ * strategy act (lb_host.c). When nothing happens for TIDE_POLL_SPIN turns it sleeps, doubling the
+ * sleep up to TIDE_POLL_SLEEP_MAX_US, so that idle ranks leave the cores to the workers. Turns run
+ * one at a time (turn_lock), and not always here: in a protocol phase the application thread runs
+ * them itself while it has no task to run (TIDE_WAIT_PROGRESS=auto: drive_step, called from
+ * worker.c through rt->drive_step), and this thread waits meanwhile (drive_wait). Besides these
+ * turns, only an inline phase's agreement (phase.c) calls MPI, on the application thread, while
+ * this thread has no part in the phase. This file is the top of the engine: it wires the layers
+ * below together (the dispatch of incoming control messages and replica results) and is called by
+ * none of them. The back-off schedule is the engine core's (tide_core_backoff.h), which tide-sim
+ * follows too. */
 #define _GNU_SOURCE
 #include "internal.h"
 #include "tide_core_backoff.h"
@@ -109,6 +112,44 @@ static void idle_sleep(tide_rt *rt, long us)
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
+/* While the application thread drives: until it hands the turns back, or a back-off sleep's
+ * longest time (it may hand them back without a wake: tide_comm_drive_end). */
+static void drive_wait(tide_rt *rt)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += rt->cfg.poll_sleep_max_us * 1000;
+    ts.tv_sec += ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    pthread_mutex_lock(&rt->idle_lock);
+    rt->comm_drive_waits = true;
+    if (atomic_load_explicit(&rt->app_driving, memory_order_relaxed) && !atomic_load(&rt->stop))
+        pthread_cond_timedwait(&rt->drive_cv, &rt->idle_lock, &ts);
+    rt->comm_drive_waits = false;
+    pthread_mutex_unlock(&rt->idle_lock);
+}
+
+void tide_comm_drive_end(tide_rt *rt, bool phase_over)
+{
+    pthread_mutex_lock(&rt->idle_lock);
+    atomic_store_explicit(&rt->app_driving, false, memory_order_release);
+    /* A task starts: the turns must go on while it runs, so the comm thread is woken (a system
+     * call, and on a full machine a thread that takes a core). Except where the phases are
+     * short (the last one shorter than TIDE_POLL_SLEEP_MAX_US) and no send is in flight: there a
+     * task ends, and this thread drives again, sooner than a wake-up would take (on 2 cores a
+     * wake a task made a one-task phase twice as long: docs/performance.md, section 15), and
+     * the comm thread takes over at its wait's end in any case. A thread that never saw the
+     * driving (asleep since before the phase, up to 100 ms after inline phases) is woken
+     * always; after the phase's end it need not be. */
+    bool short_phases = rt->last_phase_s * 1e6 < rt->cfg.poll_sleep_max_us;
+    if (!phase_over && (rt->drive_sends || !short_phases || !rt->comm_drive_waits)) {
+        rt->comm_wake_pending = true;
+        pthread_cond_signal(&rt->drive_cv);
+        pthread_cond_broadcast(&rt->comm_cv);
+    }
+    pthread_mutex_unlock(&rt->idle_lock);
+}
+
 void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg)
 {
     pthread_mutex_lock(&rt->idle_lock);
@@ -118,6 +159,7 @@ void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg)
     atomic_store_explicit(&rt->call_pending, true, memory_order_release);
     rt->comm_wake_pending = true;
     pthread_cond_signal(&rt->comm_cv);
+    pthread_cond_signal(&rt->drive_cv); /* it may wait out the last phase's drive */
     while (!rt->call_done)
         pthread_cond_wait(&rt->call_cv, &rt->idle_lock);
     pthread_mutex_unlock(&rt->idle_lock);
@@ -154,6 +196,44 @@ static void control(tide_rt *rt, int src, const tide_control *msg)
 
 static const tide_dispatch dispatch = {.other_result = tide_replica_result, .control = control};
 
+/* One turn of the loop: whether it did anything. Under turn_lock. */
+static bool turn(tide_rt *rt)
+{
+    bool did = tide_transport_poll(rt, &dispatch);
+    did |= tide_transport_send_results(rt);
+    did |= tide_protocol_step(rt->protocol);
+    did |= run_call(rt);
+    did |= tide_transport_send_tasks(rt);
+    did |= tide_replica_flush_cancels(rt);
+    did |= tide_transport_complete(rt);
+    return did;
+}
+
+/* The application thread's step while it drives (TIDE_WAIT_PROGRESS=auto; worker.c): one turn,
+ * or after TIDE_POLL_SPIN empty ones a back-off sleep on comm_cv, as this thread's own loop
+ * sleeps; what needs a turn (a result to send, the last own task done) wakes it there. Whether
+ * it did anything. */
+static bool drive_step(tide_rt *rt, tide_backoff *b)
+{
+    if (pthread_mutex_trylock(&rt->turn_lock) != 0) {
+        /* The comm thread's turn, its last: it waits after it. It may hold the lock off a core
+         * (two cores, four threads), so yield now and then rather than only spin. */
+        if (++rt->drive_fails % 64 == 0) sched_yield();
+        return false;
+    }
+    bool did = turn(rt);
+    rt->drive_sends = !tide_transport_idle(rt);
+    pthread_mutex_unlock(&rt->turn_lock);
+    if (did) {
+        rt->drive_turns++;
+        tide_backoff_busy(b);
+        return true;
+    }
+    long us = tide_backoff_idle(b);
+    if (us) idle_sleep(rt, us);
+    return false;
+}
+
 static void *comm_main(void *arg)
 {
     tide_rt *rt = arg;
@@ -163,13 +243,15 @@ static void *comm_main(void *arg)
     tide_backoff backoff;
     tide_backoff_init(&backoff, rt->cfg.poll_spin, rt->cfg.poll_sleep_max_us);
     for (;;) {
-        bool did = tide_transport_poll(rt, &dispatch);
-        did |= tide_transport_send_results(rt);
-        did |= tide_protocol_step(rt->protocol);
-        did |= run_call(rt);
-        did |= tide_transport_send_tasks(rt);
-        did |= tide_replica_flush_cancels(rt);
-        did |= tide_transport_complete(rt);
+        /* The application thread runs the turns while it waits with nothing to run. */
+        if (atomic_load_explicit(&rt->app_driving, memory_order_acquire)) {
+            drive_wait(rt);
+            tide_backoff_busy(&backoff);
+            continue;
+        }
+        pthread_mutex_lock(&rt->turn_lock);
+        bool did = turn(rt);
+        pthread_mutex_unlock(&rt->turn_lock);
         if (did) {
             tide_backoff_busy(&backoff);
             continue;
@@ -180,7 +262,8 @@ static void *comm_main(void *arg)
         /* While the application thread runs the phases (a strategy that never acts, or phases
          * the plan gate holds idle: inline_now from the last tide_taskwait on), nothing reaches
          * this thread but what wakes it (comm_cv): a tide_comm_call, the stop, and the
-         * tide_taskwait of a phase through the protocol. Its sleeps may then be long, and its
+         * tide_taskwait of a phase through the protocol (or, where the application thread drives
+         * that phase, its hand-back: tide_comm_drive_end). Its sleeps may then be long, and its
          * polls leave the cores to the phases (every 250 us, they preempted the application
          * thread thousands of times a second where the gate held react or proact idle); the
          * bound is a safety net only. */
@@ -203,6 +286,7 @@ int tide_comm_start(tide_rt *rt)
         tide_transport_destroy(rt);
         return rc;
     }
+    if (rt->cfg.wait_progress == TIDE_WAIT_PROGRESS_AUTO) rt->drive_step = drive_step;
     rc = pthread_create(&rt->comm, NULL, comm_main, rt);
     if (!rc) pthread_setname_np(rt->comm, "tide-comm"); /* in top -H, perf and gdb */
     if (rc) {

@@ -7,6 +7,7 @@
 #include "tide_lb.h"
 #include "tide_global.h"
 #include "tide_predictor.h"
+#include "tide_core_backoff.h"
 #include "tide_core_config.h"
 #include "tide_core_feed.h"
 #include "tide_core_host.h"
@@ -666,6 +667,17 @@ struct tide_rt {
 
     /* Comm-thread-only state. */
     pthread_t comm;
+    /* One turn of the comm thread's loop at a time: the comm thread's own, or the application
+     * thread's while it waits in a protocol phase with nothing to run (TIDE_WAIT_PROGRESS;
+     * commthread.c, worker.c). drive_step: that thread's step, NULL where it never drives (set
+     * before the comm thread starts, so that worker.c needs no call up into commthread.c). */
+    pthread_mutex_t turn_lock;
+    bool (*drive_step)(struct tide_rt *rt, tide_backoff *b);
+    bool drive_sends;        /* application thread only: its last turn left sends in flight */
+    unsigned drive_fails;    /* application thread only: turns it found the lock taken */
+    long drive_turns;        /* application thread only: its turns that did something (tests) */
+    atomic_bool app_driving; /* it runs the turns: the comm thread waits on drive_cv */
+    bool comm_drive_waits;   /* under idle_lock: the comm thread waits on drive_cv */
     struct tide_transport *transport; /* transport.c */
     struct tide_protocol *protocol;   /* phase.c */
     uint64_t inflight_bytes;
@@ -684,6 +696,7 @@ struct tide_rt {
     /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
     pthread_mutex_t idle_lock;
     pthread_cond_t work_cv, comm_cv;
+    pthread_cond_t drive_cv; /* the comm thread waits here while the application thread drives */
     atomic_int idle_workers;
     bool comm_wake_pending; /* under idle_lock: a tide_comm_wake the comm thread did not see */
     /* tide_comm_call: a function the comm thread runs for the application thread between
@@ -740,6 +753,8 @@ int tide_comm_cpu_check(const tide_rt *rt);
 int tide_comm_start(tide_rt *rt);
 void tide_comm_stop(tide_rt *rt);
 void tide_comm_wake(tide_rt *rt);
+/* The application thread stops driving (worker.c): it starts a task, or the phase is over. */
+void tide_comm_drive_end(tide_rt *rt, bool phase_over);
 /* Runs fn(arg) on the comm thread, between phases, and returns when it is done: how the rest of
  * the runtime (the objects layer) uses MPI while the comm thread stays its only MPI thread.
  * From the application thread outside tide_taskwait only; fn may block in collectives that every

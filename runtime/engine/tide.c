@@ -228,8 +228,10 @@ static void rt_free(tide_rt *rt)
     tide_queue_destroy(&rt->results);
     tide_cancels_destroy(rt);
     pthread_mutex_destroy(&rt->idle_lock);
+    pthread_mutex_destroy(&rt->turn_lock);
     pthread_cond_destroy(&rt->work_cv);
     pthread_cond_destroy(&rt->comm_cv);
+    pthread_cond_destroy(&rt->drive_cv);
     pthread_cond_destroy(&rt->call_cv);
     tide_stats_free(&rt->log);
     tide_trace_discard(rt);
@@ -273,8 +275,10 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     tide_queue_init(&rt->results);
     tide_cancels_init(rt);
     pthread_mutex_init(&rt->idle_lock, NULL);
+    pthread_mutex_init(&rt->turn_lock, NULL);
     pthread_cond_init(&rt->work_cv, NULL);
     pthread_cond_init(&rt->comm_cv, NULL);
+    pthread_cond_init(&rt->drive_cv, NULL);
     pthread_cond_init(&rt->call_cv, NULL);
     rt->mpi_comm = rt->data_comm = rt->coll_comm = MPI_COMM_NULL;
 
@@ -388,7 +392,11 @@ int tide_taskwait(void)
         tide_protocol_inline_end(rt->protocol);
     } else {
         atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
-        tide_comm_wake(rt);
+        /* This thread starts the phase itself where it drives (worker.c), else the comm thread */
+        if (rt->drive_step)
+            atomic_store_explicit(&rt->app_driving, true, memory_order_release);
+        else
+            tide_comm_wake(rt);
         tide_pool_run_phase(rt, 0);
     }
     /* An inline phase's record read the clock after its tasks (phase.c, fill_record); only

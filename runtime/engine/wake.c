@@ -17,6 +17,11 @@ void tide_comm_wake(tide_rt *rt)
 {
     pthread_mutex_lock(&rt->idle_lock);
     rt->comm_wake_pending = true;
-    pthread_cond_signal(&rt->comm_cv);
+    /* the comm thread, or the application thread where it drives (both may sleep there a
+     * moment at a hand-over) */
+    pthread_cond_broadcast(&rt->comm_cv);
+    /* and the comm thread still waiting out a drive that ended without a wake (commthread.c) */
+    if (rt->comm_drive_waits && !atomic_load_explicit(&rt->app_driving, memory_order_relaxed))
+        pthread_cond_signal(&rt->drive_cv);
     pthread_mutex_unlock(&rt->idle_lock);
 }

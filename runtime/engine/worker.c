@@ -67,6 +67,18 @@ size_t tide_cancels_drain(tide_rt *rt, void (*send)(tide_rt *, uint64_t seq, int
     return n;
 }
 
+/* Whether the thread that just ran a task in a protocol phase will run the comm loop's next turn
+ * itself: the application thread (slot 0) where it drives (TIDE_WAIT_PROGRESS=auto) and nothing
+ * else waits to run, so that a result to send or the phase's end needs no wake of the comm
+ * thread. Where tasks wait it would run them first: the comm thread must send meanwhile. */
+static bool drives_next(tide_rt *rt, int slot)
+{
+    return slot == 0 && rt->drive_step &&
+           !atomic_load_explicit(&rt->inline_now, memory_order_relaxed) &&
+           atomic_load_explicit(&rt->remote.count, memory_order_relaxed) == 0 &&
+           atomic_load_explicit(&rt->local.count, memory_order_relaxed) == 0;
+}
+
 double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
 {
     if (t->replicated) {
@@ -88,7 +100,7 @@ double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
         tide_rbuf_release(t->rbuf); /* inputs are no longer needed; free the message early */
         t->rbuf = NULL;
         tide_queue_push(&rt->results, t);
-        tide_comm_wake(rt);
+        if (!drives_next(rt, slot)) tide_comm_wake(rt);
         return 0; /* a wake may cost a system call: not the next task's time */
     }
     s->L_local += t->exec_time;
@@ -106,7 +118,7 @@ double tide_task_execute(tide_rt *rt, tide_task *t, int slot, double since)
      * (a lone worker is this thread: no fence to pay). */
     if (atomic_load_explicit(&rt->inline_now, memory_order_relaxed)) {
         if (rt->threads > 1) tide_workers_wake(rt);
-    } else
+    } else if (!drives_next(rt, slot))
         tide_comm_wake(rt);
     return 0;
 }
@@ -247,6 +259,15 @@ void tide_worker_loop(tide_rt *rt, int slot, double since)
         return;
     }
     int empty = 0;
+    /* In a protocol phase the application thread (slot 0) runs the comm thread's turns whenever
+     * it has nothing to run (TIDE_WAIT_PROGRESS=auto, set by tide_taskwait), so that neither the
+     * phase's start, nor a task's arrival or result, nor its end waits for the comm thread to
+     * wake (a wake-up costs 5-50 us on a VM: docs/performance.md, section 15); it hands them
+     * back when it starts a task. */
+    bool driving = slot == 0 && atomic_load_explicit(&rt->app_driving, memory_order_relaxed);
+    bool drives = driving;
+    tide_backoff backoff = {0};
+    if (drives) tide_backoff_init(&backoff, rt->cfg.poll_spin, rt->cfg.poll_sleep_max_us);
     tide_task *batch[WORKER_BATCH];
     while (!phase_over(rt, target)) {
         int n = 0;
@@ -255,12 +276,23 @@ void tide_worker_loop(tide_rt *rt, int slot, double since)
         else if (may_start_local(rt, target))
             n = tide_queue_pop_front_n(&rt->local, batch, batch_size(rt));
         if (n > 0) {
+            if (driving) tide_comm_drive_end(rt, false);
+            driving = false;
             for (int i = 0; i < n; i++)
                 since = tide_task_execute(rt, batch[i], slot, since);
             empty = 0;
+        } else if (drives) {
+            since = 0;
+            if (!driving) {
+                driving = true;
+                atomic_store_explicit(&rt->app_driving, true, memory_order_release);
+                tide_backoff_busy(&backoff);
+            }
+            rt->drive_step(rt, &backoff);
         } else {
             since = 0; /* it found nothing: the next task starts at a reading of its own */
             if (++empty > rt->cfg.poll_spin) wait_for_work(rt, target);
         }
     }
+    if (driving) tide_comm_drive_end(rt, true);
 }

@@ -31,6 +31,9 @@ typedef enum {
     TIDE_PLAN_GATE_OFF = 1,
     TIDE_PLAN_GATE_ALTERNATE = 2
 } tide_plan_gate_mode;
+/* TIDE_WAIT_PROGRESS (tide_config.wait_progress), in the order of its choices. */
+typedef enum { TIDE_WAIT_PROGRESS_AUTO = 0, TIDE_WAIT_PROGRESS_COMM = 1 } tide_wait_progress_mode;
+
 /* TIDE_PHASE_COLL (tide_config.phase_coll), in the order of its choices. */
 typedef enum { TIDE_PHASE_COLL_AUTO = 0, TIDE_PHASE_COLL_MPI = 1 } tide_phase_coll_mode;
 
@@ -58,6 +61,7 @@ typedef struct tide_config {
     int phase_driver;      /* TIDE_PHASE_DRIVER: tide_phase_driver */
     int plan_gate;         /* TIDE_PLAN_GATE: tide_plan_gate_mode */
     int phase_coll;        /* TIDE_PHASE_COLL: tide_phase_coll_mode */
+    int wait_progress;     /* TIDE_WAIT_PROGRESS: tide_wait_progress_mode */
     int predict;           /* TIDE_PREDICT: tide_predict_mode */
     int sync_every;        /* TIDE_SYNC_EVERY: inline phases per agreement collective */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */
@@ -112,6 +116,7 @@ const char *tide_offload_name(tide_offload_kind k);
 const char *tide_phase_driver_name(int v);
 const char *tide_plan_gate_name(int v);
 const char *tide_phase_coll_name(int v);
+const char *tide_wait_progress_name(int v);
 /* Name of the i-th strategy knob of tide_config.lb_knob (NULL past the last). */
 const char *tide_config_lb_knob_name(int i);
 

@@ -22,6 +22,7 @@ static const char *const phase_driver_names[] = {"auto", "comm", NULL};
 static const char *const plan_gate_names[] = {"auto", "off", "alternate", NULL};
 static const char *const predict_names[] = {"auto", "on", NULL};
 static const char *const phase_coll_names[] = {"auto", "mpi", NULL};
+static const char *const wait_progress_names[] = {"auto", "comm", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -41,6 +42,11 @@ const char *tide_plan_gate_name(int v)
 const char *tide_phase_coll_name(int v)
 {
     return v >= 0 && v <= TIDE_PHASE_COLL_MPI ? phase_coll_names[v] : NULL;
+}
+
+const char *tide_wait_progress_name(int v)
+{
+    return v >= 0 && v <= TIDE_WAIT_PROGRESS_COMM ? wait_progress_names[v] : NULL;
 }
 
 static bool lb_known(const char *v)
@@ -176,6 +182,22 @@ static const tide_knob runtime_rows[] = {
              "always MPI. The statistics are the same either way. Every rank must give the "
              "same value (checked at init)",
      FIELD(phase_coll)},
+    {.name = "TIDE_WAIT_PROGRESS",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = wait_progress_names,
+     .help = "who runs the comm thread's loop (messages, the phase protocol, the strategy) "
+             "while the application thread waits in `tide_taskwait` of a phase through the "
+             "protocol with no task to run. `auto`: the application thread itself, turn by "
+             "turn, while the comm thread waits; when it starts a task it hands the turns back, "
+             "waking the comm thread unless the phases are shorter than "
+             "`TIDE_POLL_SLEEP_MAX_US` and no send is in flight (there the comm thread takes "
+             "over at its wait's end, by then the task is usually over), so a fine-grained "
+             "phase waits for no thread's wake-up (docs/internals.md, \"Who runs the comm "
+             "loop's turns\"; docs/performance.md, section 15). `comm`: always the comm thread, "
+             "woken at each `tide_taskwait`. Phases the application thread runs inline "
+             "(`TIDE_PHASE_DRIVER`) have no such turns",
+     FIELD(wait_progress)},
     {.name = "TIDE_PREDICT",
      .kind = TIDE_KNOB_CHOICE,
      .def = "auto",
