@@ -3,7 +3,7 @@
  * strategy act (lb_host.c). When nothing happens for TIDE_POLL_SPIN turns it sleeps, doubling the
  * sleep up to TIDE_POLL_SLEEP_MAX_US, so that idle ranks leave the cores to the workers. Turns run
  * one at a time (turn_lock), and not always here: in a protocol phase the application thread runs
- * them itself while it has no task to run (TIDE_WAIT_PROGRESS=auto: drive_step, called from
+ * them itself while it has no task to run (TIDE_WAIT_PROGRESS: drive_step, called from
  * worker.c through rt->drive_step), and this thread waits meanwhile (drive_wait). Besides these
  * turns, only an inline phase's agreement (phase.c) calls MPI, on the application thread, while
  * this thread has no part in the phase. This file is the top of the engine: it wires the layers
@@ -209,7 +209,7 @@ static bool turn(tide_rt *rt)
     return did;
 }
 
-/* The application thread's step while it drives (TIDE_WAIT_PROGRESS=auto; worker.c): one turn,
+/* The application thread's step while it drives (TIDE_WAIT_PROGRESS; worker.c): one turn,
  * or after TIDE_POLL_SPIN empty ones a back-off sleep on comm_cv, as this thread's own loop
  * sleeps; what needs a turn (a result to send, the last own task done) wakes it there. Whether
  * it did anything. */
@@ -286,7 +286,7 @@ int tide_comm_start(tide_rt *rt)
         tide_transport_destroy(rt);
         return rc;
     }
-    if (rt->cfg.wait_progress == TIDE_WAIT_PROGRESS_AUTO) rt->drive_step = drive_step;
+    if (rt->cfg.wait_progress != TIDE_WAIT_PROGRESS_COMM) rt->drive_step = drive_step;
     rc = pthread_create(&rt->comm, NULL, comm_main, rt);
     if (!rc) pthread_setname_np(rt->comm, "tide-comm"); /* in top -H, perf and gdb */
     if (rc) {

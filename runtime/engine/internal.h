@@ -676,6 +676,7 @@ struct tide_rt {
     bool drive_sends;        /* application thread only: its last turn left sends in flight */
     unsigned drive_fails;    /* application thread only: turns it found the lock taken */
     long drive_turns;        /* application thread only: its turns that did something (tests) */
+    bool driven;             /* application thread only: it drives this phase (tide_taskwait) */
     atomic_bool app_driving; /* it runs the turns: the comm thread waits on drive_cv */
     bool comm_drive_waits;   /* under idle_lock: the comm thread waits on drive_cv */
     struct tide_transport *transport; /* transport.c */

@@ -351,6 +351,9 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     return TIDE_OK;
 }
 
+/* TIDE_WAIT_PROGRESS=auto: the application thread drives a protocol phase after one shorter. */
+#define DRIVE_BELOW_S 1e-3
+
 int tide_taskwait(void)
 {
     tide_rt *rt = tide_rt_global;
@@ -392,8 +395,13 @@ int tide_taskwait(void)
         tide_protocol_inline_end(rt->protocol);
     } else {
         atomic_store_explicit(&rt->phase_requested, rt->phase + 1, memory_order_release);
-        /* This thread starts the phase itself where it drives (worker.c), else the comm thread */
-        if (rt->drive_step)
+        /* This thread starts the phase itself where it drives (worker.c), else the comm thread.
+         * `auto` drives phases that follow one shorter than DRIVE_BELOW_S: there a wake-up is a
+         * large part of the phase, and longer ones may carry transfers that the hand-back to a
+         * thread that must first wake would pause (docs/performance.md, section 15). */
+        rt->driven = rt->drive_step && (rt->cfg.wait_progress == TIDE_WAIT_PROGRESS_APP ||
+                                        (rt->phase > 0 && rt->last_phase_s < DRIVE_BELOW_S));
+        if (rt->driven)
             atomic_store_explicit(&rt->app_driving, true, memory_order_release);
         else
             tide_comm_wake(rt);

@@ -68,12 +68,12 @@ size_t tide_cancels_drain(tide_rt *rt, void (*send)(tide_rt *, uint64_t seq, int
 }
 
 /* Whether the thread that just ran a task in a protocol phase will run the comm loop's next turn
- * itself: the application thread (slot 0) where it drives (TIDE_WAIT_PROGRESS=auto) and nothing
+ * itself: the application thread (slot 0) where it drives (TIDE_WAIT_PROGRESS) and nothing
  * else waits to run, so that a result to send or the phase's end needs no wake of the comm
  * thread. Where tasks wait it would run them first: the comm thread must send meanwhile. */
 static bool drives_next(tide_rt *rt, int slot)
 {
-    return slot == 0 && rt->drive_step &&
+    return slot == 0 && rt->driven &&
            !atomic_load_explicit(&rt->inline_now, memory_order_relaxed) &&
            atomic_load_explicit(&rt->remote.count, memory_order_relaxed) == 0 &&
            atomic_load_explicit(&rt->local.count, memory_order_relaxed) == 0;
@@ -260,7 +260,7 @@ void tide_worker_loop(tide_rt *rt, int slot, double since)
     }
     int empty = 0;
     /* In a protocol phase the application thread (slot 0) runs the comm thread's turns whenever
-     * it has nothing to run (TIDE_WAIT_PROGRESS=auto, set by tide_taskwait), so that neither the
+     * it has nothing to run (TIDE_WAIT_PROGRESS, set by tide_taskwait), so that neither the
      * phase's start, nor a task's arrival or result, nor its end waits for the comm thread to
      * wake (a wake-up costs 5-50 us on a VM: docs/performance.md, section 15); it hands them
      * back when it starts a task. */

@@ -32,7 +32,11 @@ typedef enum {
     TIDE_PLAN_GATE_ALTERNATE = 2
 } tide_plan_gate_mode;
 /* TIDE_WAIT_PROGRESS (tide_config.wait_progress), in the order of its choices. */
-typedef enum { TIDE_WAIT_PROGRESS_AUTO = 0, TIDE_WAIT_PROGRESS_COMM = 1 } tide_wait_progress_mode;
+typedef enum {
+    TIDE_WAIT_PROGRESS_AUTO = 0,
+    TIDE_WAIT_PROGRESS_APP = 1,
+    TIDE_WAIT_PROGRESS_COMM = 2
+} tide_wait_progress_mode;
 
 /* TIDE_PHASE_COLL (tide_config.phase_coll), in the order of its choices. */
 typedef enum { TIDE_PHASE_COLL_AUTO = 0, TIDE_PHASE_COLL_MPI = 1 } tide_phase_coll_mode;

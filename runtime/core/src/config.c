@@ -22,7 +22,7 @@ static const char *const phase_driver_names[] = {"auto", "comm", NULL};
 static const char *const plan_gate_names[] = {"auto", "off", "alternate", NULL};
 static const char *const predict_names[] = {"auto", "on", NULL};
 static const char *const phase_coll_names[] = {"auto", "mpi", NULL};
-static const char *const wait_progress_names[] = {"auto", "comm", NULL};
+static const char *const wait_progress_names[] = {"auto", "app", "comm", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -188,14 +188,17 @@ static const tide_knob runtime_rows[] = {
      .choices = wait_progress_names,
      .help = "who runs the comm thread's loop (messages, the phase protocol, the strategy) "
              "while the application thread waits in `tide_taskwait` of a phase through the "
-             "protocol with no task to run. `auto`: the application thread itself, turn by "
-             "turn, while the comm thread waits; when it starts a task it hands the turns back, "
+             "protocol with no task to run. `app`: the application thread itself, turn by turn, "
+             "while the comm thread waits; when it starts a task it hands the turns back, "
              "waking the comm thread unless the phases are shorter than "
-             "`TIDE_POLL_SLEEP_MAX_US` and no send is in flight (there the comm thread takes "
-             "over at its wait's end, by then the task is usually over), so a fine-grained "
-             "phase waits for no thread's wake-up (docs/internals.md, \"Who runs the comm "
-             "loop's turns\"; docs/performance.md, section 15). `comm`: always the comm thread, "
-             "woken at each `tide_taskwait`. Phases the application thread runs inline "
+             "`TIDE_POLL_SLEEP_MAX_US` and no send is in flight (the comm thread then takes "
+             "over at its wait's end; by then such a task is usually over), so a fine-grained "
+             "phase waits for no thread's wake-up. `comm`: the comm thread, woken at each "
+             "`tide_taskwait`, which keeps a phase's transfers going without a pause at the "
+             "hand-back. `auto`: `app` where this rank's last phase took less than 1 ms, else "
+             "`comm` (on a busy node `app` made MxM's 1 s phases wait for their 2 MB "
+             "transfers: docs/performance.md, section 15; docs/internals.md, \"Who runs the "
+             "comm loop's turns\"). Phases the application thread runs inline "
              "(`TIDE_PHASE_DRIVER`) have no such turns",
      FIELD(wait_progress)},
     {.name = "TIDE_PREDICT",
