@@ -113,7 +113,7 @@ static void idle_sleep(tide_rt *rt, long us)
 }
 
 /* While the application thread drives: until it hands the turns back, or a back-off sleep's
- * longest time (it may hand them back without a wake: tide_comm_drive_end). */
+ * longest time (it may hand them back without a wake: tide_comm_drive_end, wake.c). */
 static void drive_wait(tide_rt *rt)
 {
     struct timespec ts;
@@ -126,27 +126,6 @@ static void drive_wait(tide_rt *rt)
     if (atomic_load_explicit(&rt->app_driving, memory_order_relaxed) && !atomic_load(&rt->stop))
         pthread_cond_timedwait(&rt->drive_cv, &rt->idle_lock, &ts);
     rt->comm_drive_waits = false;
-    pthread_mutex_unlock(&rt->idle_lock);
-}
-
-void tide_comm_drive_end(tide_rt *rt, bool phase_over)
-{
-    pthread_mutex_lock(&rt->idle_lock);
-    atomic_store_explicit(&rt->app_driving, false, memory_order_release);
-    /* A task starts: the turns must go on while it runs, so the comm thread is woken (a system
-     * call, and on a full machine a thread that takes a core). Except where the phases are
-     * short (the last one shorter than TIDE_POLL_SLEEP_MAX_US) and no send is in flight: there a
-     * task ends, and this thread drives again, sooner than a wake-up would take (on 2 cores a
-     * wake a task made a one-task phase twice as long: docs/performance.md, section 15), and
-     * the comm thread takes over at its wait's end in any case. A thread that never saw the
-     * driving (asleep since before the phase, up to 100 ms after inline phases) is woken
-     * always; after the phase's end it need not be. */
-    bool short_phases = rt->last_phase_s * 1e6 < rt->cfg.poll_sleep_max_us;
-    if (!phase_over && (rt->drive_sends || !short_phases || !rt->comm_drive_waits)) {
-        rt->comm_wake_pending = true;
-        pthread_cond_signal(&rt->drive_cv);
-        pthread_cond_broadcast(&rt->comm_cv);
-    }
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
