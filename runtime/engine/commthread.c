@@ -96,13 +96,20 @@ static void pin_self(tide_rt *rt)
         fprintf(stderr, "tide: rank %d: comm thread pinned to CPU %d\n", rt->rank, cpu);
 }
 
-static void idle_sleep(tide_rt *rt, long us)
+/* The time `us` microseconds from now, as pthread_cond_timedwait takes it. */
+static struct timespec deadline_us(long us)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_nsec += us * 1000;
     ts.tv_sec += ts.tv_nsec / 1000000000;
     ts.tv_nsec %= 1000000000;
+    return ts;
+}
+
+static void idle_sleep(tide_rt *rt, long us)
+{
+    struct timespec ts = deadline_us(us);
     pthread_mutex_lock(&rt->idle_lock);
     /* A wake that came while this thread was busy (a taskwait starting, the last task done, a
      * cancel to send) is not lost: it cuts the next sleep short. */
@@ -116,11 +123,7 @@ static void idle_sleep(tide_rt *rt, long us)
  * longest time (it may hand them back without a wake: tide_comm_drive_end, wake.c). */
 static void drive_wait(tide_rt *rt)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += rt->cfg.poll_sleep_max_us * 1000;
-    ts.tv_sec += ts.tv_nsec / 1000000000;
-    ts.tv_nsec %= 1000000000;
+    struct timespec ts = deadline_us(rt->cfg.poll_sleep_max_us);
     pthread_mutex_lock(&rt->idle_lock);
     rt->comm_drive_waits = true;
     if (atomic_load_explicit(&rt->app_driving, memory_order_relaxed) && !atomic_load(&rt->stop))
