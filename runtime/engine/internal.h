@@ -667,18 +667,6 @@ struct tide_rt {
 
     /* Comm-thread-only state. */
     pthread_t comm;
-    /* One turn of the comm thread's loop at a time: the comm thread's own, or the application
-     * thread's while it waits in a protocol phase with nothing to run (TIDE_WAIT_PROGRESS;
-     * commthread.c, worker.c). drive_step: that thread's step, NULL where it never drives (set
-     * before the comm thread starts, so that worker.c needs no call up into commthread.c). */
-    pthread_mutex_t turn_lock;
-    bool (*drive_step)(struct tide_rt *rt, tide_backoff *b);
-    bool drive_sends;        /* application thread only: its last turn left sends in flight */
-    unsigned drive_fails;    /* application thread only: turns it found the lock taken */
-    long drive_turns;        /* application thread only: its turns that did something (tests) */
-    bool driven;             /* application thread only: it drives this phase (tide_taskwait) */
-    atomic_bool app_driving; /* it runs the turns: the comm thread waits on drive_cv */
-    bool comm_drive_waits;   /* under idle_lock: the comm thread waits on drive_cv */
     struct tide_transport *transport; /* transport.c */
     struct tide_protocol *protocol;   /* phase.c */
     uint64_t inflight_bytes;
@@ -693,6 +681,20 @@ struct tide_rt {
     int cphase;                       /* the phase the comm thread is in (or was last in) */
     bool running;                     /* cphase is running: tasks of it may still move */
     bool stopping;                    /* tide_finalize is in progress: no new requests */
+
+    /* Who runs the comm loop's turns (not the comm thread's alone: see each field). */
+    /* One turn of the comm thread's loop at a time: the comm thread's own, or the application
+     * thread's while it waits in a protocol phase with nothing to run (TIDE_WAIT_PROGRESS;
+     * commthread.c, worker.c). drive_step: that thread's step, NULL where it never drives (set
+     * before the comm thread starts, so that worker.c needs no call up into commthread.c). */
+    pthread_mutex_t turn_lock;
+    bool (*drive_step)(struct tide_rt *rt, tide_backoff *b);
+    bool drive_sends;        /* application thread only: its last turn left sends in flight */
+    unsigned drive_fails;    /* application thread only: turns it found the lock taken */
+    long drive_turns;        /* application thread only: its turns that did something (tests) */
+    bool driven;             /* application thread only: it drives this phase (tide_taskwait) */
+    atomic_bool app_driving; /* it runs the turns: the comm thread waits on drive_cv */
+    bool comm_drive_waits;   /* under idle_lock: the comm thread waits on drive_cv */
 
     /* Workers sleep here when idle; the comm thread sleeps on comm_cv between polls. */
     pthread_mutex_t idle_lock;
@@ -757,7 +759,7 @@ void tide_comm_wake(tide_rt *rt);
 /* The application thread stops driving (worker.c): it starts a task, or the phase is over. */
 void tide_comm_drive_end(tide_rt *rt, bool phase_over);
 /* Runs fn(arg) on the comm thread, between phases, and returns when it is done: how the rest of
- * the runtime (the objects layer) uses MPI while the comm thread stays its only MPI thread.
+ * the runtime (the objects layer) uses MPI outside the comm loop's turns and inline phases.
  * From the application thread outside tide_taskwait only; fn may block in collectives that every
  * rank's comm thread enters the same way. */
 void tide_comm_call(tide_rt *rt, void (*fn)(void *), void *arg);

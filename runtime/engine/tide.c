@@ -382,6 +382,7 @@ int tide_taskwait(void)
     atomic_store_explicit(&rt->inline_now, inline_now, memory_order_release);
     rt->hold_own = !inline_now && tide_proto_hold_own(rt->lb.ops->flags, (double)rt->phase_tasks,
                                                       rt->threads, rt->plan_at, rt->last_phase_s);
+    rt->driven = false; /* (set below for a phase through the protocol) */
     if (inline_now) {
         tide_protocol_inline_begin(rt->protocol);
         /* The phase's first clock reading starts its first task too, where nothing ran between

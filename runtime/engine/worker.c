@@ -264,8 +264,7 @@ void tide_worker_loop(tide_rt *rt, int slot, double since)
      * phase's start, nor a task's arrival or result, nor its end waits for the comm thread to
      * wake (a wake-up costs 5-50 us on a VM: docs/performance.md, section 15); it hands them
      * back when it starts a task. */
-    bool driving = slot == 0 && atomic_load_explicit(&rt->app_driving, memory_order_relaxed);
-    bool drives = driving;
+    bool drives = slot == 0 && rt->driven, driving = drives;
     tide_backoff backoff = {0};
     if (drives) tide_backoff_init(&backoff, rt->cfg.poll_spin, rt->cfg.poll_sleep_max_us);
     tide_task *batch[WORKER_BATCH];
