@@ -8,8 +8,25 @@
  * phase do the workers watch for the next one before they sleep (and the application thread
  * for the workers' return before it sleeps): a wake-up through a condition variable costs
  * 5-50 us on a VM, more than a fine-grained phase (docs/performance.md, section 15), and an
- * application that steps that fast calls the next taskwait within microseconds. TIDE_POLL_SPIN=0
- * turns the watch off.
+ * application that steps that fast calls the next taskwait within microseconds. Where the
+ * application came back that fast last time, the workers watch for twice that gap, up to
+ * POOL_WATCH_MAX: a worker that sleeps through every gap of a fine-grained run pays a wake-up at
+ * every phase, and on a VM a woken worker whose idle vCPU halted ran 0.1-2 ms later, so that a
+ * phase of 250 us ran on one worker (Task Bench's `trivial`, 64 timesteps of 2 tasks a phase on
+ * one rank x 2 workers, the gap 30-60 us of submissions). An application whose gaps are longer
+ * (its own work between taskwaits) keeps the short watch: the workers cost it no CPU there; so
+ * does a node whose ranks run more workers than it has cores (node.c), where a watching worker
+ * would hold a core that another rank's thread waits for.
+ * TIDE_POLL_SPIN=0 turns the watch off.
+ *
+ * A worker takes part in a phase only if it wakes before the phase is over: the application
+ * thread, once its own loop has left the phase, closes it (`closed`, under the lock) and waits
+ * only for the workers that joined (`active`). A worker that wakes later sees the phase closed
+ * and waits for the next one. Every task of the phase is complete by then (a share a worker never
+ * claimed is run by the others: worker.c), so a worker that never got a CPU in time changes
+ * nothing but the wait: on this 2-core VM a woken worker sometimes ran only 1-2 ms later (its
+ * idle vCPU halted), and a phase of 250 us waited for it every time (Task Bench's `trivial`,
+ * one rank x 2 workers; docs/performance.md, section 14).
  *
  * Placement follows OpenMP's: when OMP_PROC_BIND binds threads, one parallel region at init
  * records where OpenMP puts threads 0 .. threads-1, and worker i takes thread i's CPU set. */
@@ -22,8 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How long a thread watches for the other side before it sleeps on the condition variable. */
+/* How long a thread watches for the other side before it sleeps on the condition variable; a
+ * worker watches for the next phase up to POOL_WATCH_MAX where the last gap between phases was
+ * below half that. */
 #define POOL_SPIN 20e-6
+#define POOL_WATCH_MAX 1e-3
 
 struct tide_pool {
     tide_rt *rt;
@@ -33,17 +53,21 @@ struct tide_pool {
     pthread_mutex_t lock;
     pthread_cond_t start_cv, done_cv;
     /* Written under lock; read without it only by the watches before a sleep. */
-    atomic_int generation; /* phases started */
-    atomic_int active;     /* workers still in the current phase */
+    atomic_int generation;         /* phases started */
+    atomic_int active;             /* workers that joined the current phase and have not left it */
+    int closed;                    /* the last phase over for the workers: none joins it any more */
+    double phase_begin, phase_end; /* the last phase's, for the workers (application thread) */
+    _Atomic double watch;          /* how long a worker watches for the next phase (seconds) */
+    bool long_watch;               /* each worker of the node has a core of its own (node.c) */
     bool stop;
 };
 
-/* Watches *v for up to POOL_SPIN while it equals value: whether it changed. The caller then
+/* Watches *v for up to `seconds` while it equals value: whether it changed. The caller then
  * takes the lock and checks again, so a change the watch missed is never lost. */
-static bool watch_change(const tide_rt *rt, atomic_int *v, int value)
+static bool watch_change(const tide_rt *rt, atomic_int *v, int value, double seconds)
 {
     if (rt->cfg.poll_spin == 0) return false;
-    double until = tide_now() + POOL_SPIN;
+    double until = tide_now() + seconds;
     for (int i = 1;; i++) {
         if (atomic_load_explicit(v, memory_order_acquire) != value) return true;
         if (i % 32 == 0 && tide_now() > until) return false;
@@ -69,13 +93,16 @@ static void *worker_main(void *arg)
     for (;;) {
         if (p->generation == seen && !p->stop) {
             pthread_mutex_unlock(&p->lock);
-            watch_change(p->rt, &p->generation, seen);
+            watch_change(p->rt, &p->generation, seen,
+                         atomic_load_explicit(&p->watch, memory_order_relaxed));
             pthread_mutex_lock(&p->lock);
         }
         while (p->generation == seen && !p->stop)
             pthread_cond_wait(&p->start_cv, &p->lock);
         if (p->stop) break;
         seen = p->generation;
+        if (p->closed == seen) continue; /* woke too late: the others ran the phase */
+        p->active++;
         pthread_mutex_unlock(&p->lock);
         tide_worker_loop(p->rt, a.slot, 0);
         pthread_mutex_lock(&p->lock);
@@ -120,6 +147,8 @@ int tide_pool_start(tide_rt *rt)
         return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the workers");
     }
     p->masks = openmp_places(rt->threads);
+    p->watch = POOL_SPIN;
+    p->long_watch = rt->node.workers <= rt->node.cores;
     rt->pool = p;
     for (int i = 1; i < rt->threads; i++) {
         worker_arg *a = malloc(sizeof *a);
@@ -157,20 +186,33 @@ void tide_pool_run_phase(tide_rt *rt, double since)
         tide_worker_loop(rt, 0, since);
         return;
     }
+    /* Where the application came back within POOL_WATCH_MAX / 2 (its own time between
+     * taskwaits), a worker watches for up to two phases' periods: the one that left a phase
+     * for the next, the one that woke too late for a phase (closed) for the one after. */
+    double gap = rt->phase_start - p->phase_end, period = rt->phase_start - p->phase_begin;
+    double watch = p->long_watch && gap < POOL_WATCH_MAX / 2 ? 2 * period : POOL_SPIN;
+    atomic_store_explicit(&p->watch,
+                          watch < POOL_SPIN        ? POOL_SPIN
+                          : watch > POOL_WATCH_MAX ? POOL_WATCH_MAX
+                                                   : watch,
+                          memory_order_relaxed);
+    p->phase_begin = rt->phase_start;
     pthread_mutex_lock(&p->lock);
-    p->active = p->n;
     p->generation++;
     pthread_cond_broadcast(&p->start_cv);
     pthread_mutex_unlock(&p->lock);
     tide_worker_loop(rt, 0, 0); /* since is older than the start of the others */
-    /* Every worker has left the phase before taskwait returns: none may take a task the
-     * application submits for the next one. */
-    int left;
-    while ((left = atomic_load_explicit(&p->active, memory_order_acquire)) > 0 &&
-           watch_change(rt, &p->active, left)) {
-    }
+    /* Every worker that joined has left the phase before taskwait returns, and none joins it
+     * after: none may take a task the application submits for the next one. */
+    pthread_mutex_lock(&p->lock);
+    p->closed = p->generation;
+    int left = p->active;
+    pthread_mutex_unlock(&p->lock);
+    while (left > 0 && watch_change(rt, &p->active, left, POOL_SPIN))
+        left = atomic_load_explicit(&p->active, memory_order_acquire);
     pthread_mutex_lock(&p->lock);
     while (p->active > 0)
         pthread_cond_wait(&p->done_cv, &p->lock);
     pthread_mutex_unlock(&p->lock);
+    p->phase_end = tide_now();
 }
