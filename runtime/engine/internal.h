@@ -439,8 +439,8 @@ void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums 
 void tide_phase_sums_of_all(const tide_rank_record *r, int n, int threads, tide_phase_sums *out);
 void tide_phase_sums_add(tide_phase_sums *into, const tide_phase_sums *s);
 
-/* The run's totals so far, added up phase by phase as the phases end (stats.c): what the summary
- * line, the verdict and TIDE_STATS' summary report, without keeping every phase. */
+/* The run's totals so far (stats.c, tide_stats_totals, from the log's running sums): what the
+ * summary line, the verdict and TIDE_STATS' summary report, without keeping every phase. */
 typedef struct tide_run_totals {
     double W_par, W_avg, time, ideal, unbalanced;
     int64_t tasks, offloaded, replicated, bytes;
@@ -448,8 +448,7 @@ typedef struct tide_run_totals {
     long n_err, n_ape;
     long served[TIDE_SERVED_EXACT], predicted; /* rank-phases by who served (tide_core_feed.h) */
     long limits[TIDE_LB_LIMIT_COUNT], planned; /* rank-phases with a plan, by what stayed */
-    long inline_phases; /* phases run without the comm thread's protocol (every phase under
-                         * `none`; those the plan gate held idle under proact) */
+    long inline_phases;
 } tide_run_totals;
 
 /* Every rank's records of the phases: all of them where they are written at finalize (rank 0
@@ -464,7 +463,13 @@ typedef struct tide_phase_log {
                                 * else the phase's sums are allreduced (the same on every rank) */
     bool node_coll;            /* the inline phases' collective goes through shared memory */
     tide_rank_record *records; /* keep_all: nphases * nranks; else the last phase's nranks */
-    tide_run_totals totals;
+    /* The running totals, added as the phases end: every phase's sums added field by field (the
+     * maxima too: their sum over the phases), and the terms that are not sums of the phases'
+     * sums: the ideal times and what each phase would take without balancing. */
+    tide_phase_sums sum;
+    double ideal, unbalanced;
+    long inline_phases; /* phases run without the comm thread's protocol (every phase under
+                         * `none`; those the plan gate held idle under proact) */
 } tide_phase_log;
 
 /* Records a phase's records (every rank's), adds them to the run's totals and, with out, gives
@@ -477,6 +482,7 @@ int tide_stats_add_sums(tide_phase_log *log, const tide_phase_sums *sums,
                         const tide_rank_record *mine, tide_phase_stats *out);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
+tide_run_totals tide_stats_totals(const tide_phase_log *log);
 /* The node with the most workers per core (node.c): its ranks' workers and the cores they may
  * use. */
 typedef struct tide_node_load {
@@ -567,8 +573,9 @@ typedef struct tide_worker_slot {
 } tide_worker_slot;
 
 /* One worker's share of an inline phase's own tasks, dealt round-robin in queue order when the
- * phase has several workers and many tasks (worker.c, tide_workers_deal): any worker claims the
- * next one with an atomic increment of `next`, its own share first, then the others'. */
+ * phase has one worker, or several and many tasks (worker.c, tide_workers_deal): any worker
+ * claims the next one with an atomic increment of `next` (a lone one with a plain one), its own
+ * share first, then the others'. */
 typedef struct tide_deal {
     atomic_long next; /* the next index to claim (>= n: none left) */
     long n, cap;
@@ -774,9 +781,9 @@ void tide_pool_stop(tide_rt *rt);
 void tide_pool_run_phase(tide_rt *rt, double since);
 /* Runs tasks on this thread until the phase is done everywhere; since as above (0: none). */
 void tide_worker_loop(tide_rt *rt, int slot, double since);
-/* Before an inline phase with several workers and many own tasks: deals the queued tasks to the
- * workers' shares (rt->deal) and returns true (the caller sets rt->dealt for the phase), or
- * leaves them queued (few tasks, one worker, out of memory). */
+/* Before an inline phase with one worker, or several and many own tasks: deals the queued tasks
+ * to the workers' shares (rt->deal) and returns true (the caller sets rt->dealt for the phase),
+ * or leaves them queued (few tasks for several workers, out of memory). */
 bool tide_workers_deal(tide_rt *rt);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */

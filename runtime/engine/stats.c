@@ -78,12 +78,14 @@ void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums 
     out->bytes = r->bytes_sent;
     out->replicated = r->replicated;
     out->sq_err = e.sq, out->n_err = e.n, out->ape_err = e.ape, out->n_ape = e.n_ape;
+    /* one-hot: the arrays cleared in a few vector stores, then the one set (a loop of
+     * comparisons cost 75 instructions a phase) */
+    memset(out->served, 0, sizeof out->served);
     int k = served_kind(r);
-    for (int i = 0; i < TIDE_SERVED_EXACT; i++)
-        out->served[i] = i == k;
+    if (k >= 0) out->served[k] = 1;
+    memset(out->limits, 0, sizeof out->limits);
     int lim = (int)r->plan_limit;
-    for (int i = 0; i < TIDE_LB_LIMIT_COUNT; i++)
-        out->limits[i] = i == lim;
+    if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) out->limits[lim] = 1;
     out->L_ns = (double)(int64_t)(r->L * 1e9 + 0.5); /* L >= 0; no libm call in a 1 us phase */
     out->workers = threads;
     out->predicted = r->L_pred >= 0;
@@ -169,6 +171,12 @@ _Static_assert(sizeof(tide_phase_stats) ==
                    offsetof(tide_phase_stats, W_max) + 10 * sizeof(double) + 6 * sizeof(int64_t),
                "tide_phase_stats has a field that stats_of does not set");
 
+/* A phase's ideal time: its load spread over every worker, or its longest task. */
+static double ideal_of(const tide_phase_sums *s, int nranks, int threads)
+{
+    return max_of(s->L / ((double)nranks * threads), s->task_max);
+}
+
 /* Phase `phase`'s statistics from its numbers over the ranks and rank me's record. */
 static void stats_of(const tide_phase_sums *s, const tide_rank_record *mine, int phase, int nranks,
                      int threads, tide_phase_stats *out)
@@ -182,7 +190,7 @@ static void stats_of(const tide_phase_sums *s, const tide_rank_record *mine, int
     out->offloaded = (int64_t)s->offloaded;
     out->bytes_moved = (int64_t)s->bytes;
     out->R_imb = out->W_avg > 0 ? out->W_max / out->W_avg - 1 : 0;
-    out->ideal = max_of(out->L_total / ((double)nranks * threads), s->task_max);
+    out->ideal = ideal_of(s, nranks, threads);
     /* The phase lasts until its last rank leaves tide_taskwait: under `none` no termination
      * protocol holds a light rank 0 until the heavy ranks finish, so its own time would not do. */
     out->time = s->time;
@@ -204,35 +212,60 @@ void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int m
     stats_of(&s, &r[me], phase, log->nranks, threads, out);
 }
 
-/* The phase into the totals, in phase order: the same sums the whole log would give. */
+/* a[i] += b[i] for n (even) doubles, two at a time (GCC does not vectorize at -O2). */
+static void add_doubles(double *restrict a, const double *restrict b, size_t n)
+{
+    typedef double pair __attribute__((vector_size(16), aligned(8), may_alias));
+#pragma GCC unroll 16
+    for (size_t i = 0; i < n; i += 2)
+        *(pair *)(a + i) += *(const pair *)(b + i);
+}
+
+/* The phase into the running totals, in phase order: every field of its sums added in one
+ * vector loop, and the terms that are not sums (adding the totals field by field from the
+ * phase's statistics cost 137 instructions a phase, 40 of them for the served and limit
+ * counts; a one-rank Task Bench `stencil_1d` phase costs Tide about 1,900). */
 static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tide_rank_record *mine,
                      tide_phase_stats *out)
 {
-    tide_run_totals *s = &log->totals;
-    tide_phase_stats own, *ps = out ? out : &own;
-    stats_of(sums, mine, log->nphases, log->nranks, log->threads, ps);
+    _Static_assert(TIDE_PHASE_SUMS_DOUBLES % 2 == 0, "add_doubles adds pairs");
+    add_doubles((double *)&log->sum, (const double *)sums, TIDE_PHASE_SUMS_DOUBLES);
+    double ideal = ideal_of(sums, log->nranks, log->threads);
+    log->ideal += ideal;
+    /* A rank whose own load fits within the ideal still needs the ideal's time. */
+    log->unbalanced += max_of(sums->own_load, ideal);
+    log->inline_phases += mine->protocol == 0; /* the same on every rank */
+    if (out) stats_of(sums, mine, log->nphases, log->nranks, log->threads, out);
     log->nphases++;
-    s->W_par += ps->W_max;
-    s->W_avg += ps->W_avg;
-    s->time += ps->time;
-    s->ideal += ps->ideal;
-    s->tasks += ps->tasks;
-    s->offloaded += ps->offloaded;
-    s->bytes += ps->bytes_moved;
-    s->replicated += (int64_t)sums->replicated;
-    s->sq_err += sums->sq_err, s->n_err += (long)sums->n_err;
-    s->ape_err += sums->ape_err, s->n_ape += (long)sums->n_ape;
+}
+
+/* The totals of the phases so far, from the running sums. */
+tide_run_totals tide_stats_totals(const tide_phase_log *log)
+{
+    const tide_phase_sums *s = &log->sum;
+    tide_run_totals t;
+    memset(&t, 0, sizeof t);
+    t.W_par = s->W_max;
+    t.W_avg = log->nranks > 0 ? s->W / log->nranks : 0;
+    t.time = s->time;
+    t.ideal = log->ideal;
+    t.unbalanced = log->unbalanced;
+    t.tasks = (int64_t)s->tasks;
+    t.offloaded = (int64_t)s->offloaded;
+    t.replicated = (int64_t)s->replicated;
+    t.bytes = (int64_t)s->bytes;
+    t.sq_err = s->sq_err, t.n_err = (long)s->n_err;
+    t.ape_err = s->ape_err, t.n_ape = (long)s->n_ape;
     for (int k = 0; k < SERVED_KINDS; k++) {
-        s->served[k] += (long)sums->served[k];
-        s->predicted += (long)sums->served[k];
+        t.served[k] = (long)s->served[k];
+        t.predicted += t.served[k];
     }
     for (int k = 0; k < TIDE_LB_LIMIT_COUNT; k++) {
-        s->limits[k] += (long)sums->limits[k];
-        s->planned += (long)sums->limits[k];
+        t.limits[k] = (long)s->limits[k];
+        t.planned += t.limits[k];
     }
-    /* A rank whose own load fits within the ideal still needs the ideal's time. */
-    s->unbalanced += max_of(sums->own_load, ps->ideal);
-    s->inline_phases += mine->protocol == 0; /* the same on every rank */
+    t.inline_phases = log->inline_phases;
+    return t;
 }
 
 static void json_array(FILE *f, const char *name, const tide_rank_record *r, int n, size_t field,
@@ -391,7 +424,7 @@ static void json_rank_errors(FILE *f, const tide_phase_log *log)
  * summary line's time base. */
 tide_verdict tide_stats_verdict(const tide_phase_log *log)
 {
-    const tide_run_totals *s = &log->totals;
+    tide_run_totals totals = tide_stats_totals(log), *s = &totals;
     tide_verdict v;
     memset(&v, 0, sizeof v);
     v.unbalanced = s->unbalanced;
@@ -411,7 +444,7 @@ tide_verdict tide_stats_verdict(const tide_phase_log *log)
 /* The "summary" object: the run's totals. */
 static void json_summary(FILE *f, const tide_phase_log *log)
 {
-    tide_run_totals s = log->totals;
+    tide_run_totals s = tide_stats_totals(log);
     fprintf(f,
             "  \"summary\": {\"phases\": %d, \"W_par\": %.9g, \"W_avg\": %.9g, "
             "\"R_imb\": %.9g, \"time_total\": %.9g, \"ideal_time\": %.9g, \"tasks\": %lld, "
@@ -533,7 +566,7 @@ static void print_details(const tide_run_totals *s, const tide_config *cfg, FILE
 void tide_stats_print_summary(const tide_phase_log *log, const tide_config *cfg,
                               const tide_node_load *node, FILE *out)
 {
-    tide_run_totals s = log->totals;
+    tide_run_totals s = tide_stats_totals(log);
     char replicas[64] = "";
     if (s.replicated > 0)
         snprintf(replicas, sizeof replicas, ", %lld replicas sent", (long long)s.replicated);

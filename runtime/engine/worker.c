@@ -157,21 +157,6 @@ static void wait_for_work(tide_rt *rt, int target)
     pthread_mutex_unlock(&rt->idle_lock);
 }
 
-/* How many own tasks a worker takes at once. In an inline phase nothing else takes tasks (no comm
- * thread offloads them, none arrive), so a lone worker takes up to WORKER_BATCH under one lock
- * (a lock pair a task was a tenth of Task Bench's one-rank `trivial` step). Several workers take
- * one each: a batch could hold several of the phase's longest tasks (an application that orders
- * its tasks by cost through priorities queues them side by side) and leave the other workers idle
- * at the phase's end (test_inline_spread.c); a phase of many tasks is dealt to them instead
- * (below). In a protocol phase one: a task left in the queue may still be offloaded. */
-enum { WORKER_BATCH = 16 };
-static int batch_size(tide_rt *rt)
-{
-    return rt->threads == 1 && atomic_load_explicit(&rt->inline_now, memory_order_relaxed)
-               ? WORKER_BATCH
-               : 1;
-}
-
 /* ---- dealt phases ------------------------------------------------------------------------------
  *
  * Several workers taking an inline phase's tasks one at a time from one queue pass its lock and
@@ -183,7 +168,13 @@ static int batch_size(tide_rt *rt)
  * others' in turn. A task is claimed only when its worker is about to run it, so no worker holds
  * tasks back while another idles (test_inline_spread.c, also with the long tasks a worker's
  * stride apart, which the deal gives to one share). A phase with fewer tasks stays in the queue:
- * a task or two a worker costs what it did. */
+ * a task or two a worker costs what it did.
+ *
+ * A lone worker's inline phase is always dealt, to its one share: nothing else takes an inline
+ * phase's tasks (no comm thread offloads them, none arrive), so it runs them in queue order
+ * with a plain increment a task, where popping them took the queue's lock and unlinked each
+ * (152 instructions of a one-task phase, Task Bench's `stencil_1d` on one rank). In a protocol
+ * phase every worker pops one task at a time: a task left in the queue may still be offloaded. */
 enum { DEAL_MIN = 4 };
 
 static bool deal_room(tide_deal *d, long n)
@@ -201,7 +192,7 @@ bool tide_workers_deal(tide_rt *rt)
     int w = rt->threads;
     tide_queue *q = &rt->local;
     long n = atomic_load_explicit(&q->count, memory_order_relaxed);
-    if (w < 2 || n < (long)DEAL_MIN * w) return false;
+    if (n < (w > 1 ? (long)DEAL_MIN * w : 1)) return false;
     if (!rt->deal) {
         rt->deal = aligned_alloc(TIDE_CACHELINE, (size_t)w * sizeof *rt->deal);
         if (!rt->deal) return false; /* the queue serves, as with few tasks */
@@ -226,6 +217,13 @@ bool tide_workers_deal(tide_rt *rt)
 /* The next task of an inline phase's shares for the worker in `slot`, or NULL: none is left. */
 static tide_task *deal_claim(tide_rt *rt, int slot)
 {
+    if (rt->threads == 1) { /* the only claimant: no locked instruction */
+        tide_deal *d = &rt->deal[0];
+        long i = atomic_load_explicit(&d->next, memory_order_relaxed);
+        if (i >= d->n) return NULL;
+        atomic_store_explicit(&d->next, i + 1, memory_order_relaxed);
+        return d->at[i];
+    }
     for (int k = 0; k < rt->threads; k++) {
         tide_deal *d = &rt->deal[(slot + k) % rt->threads];
         if (atomic_load_explicit(&d->next, memory_order_relaxed) >= d->n) continue;
@@ -267,18 +265,13 @@ void tide_worker_loop(tide_rt *rt, int slot, double since)
     bool drives = slot == 0 && rt->driven, driving = drives;
     tide_backoff backoff = {0};
     if (drives) tide_backoff_init(&backoff, rt->cfg.poll_spin, rt->cfg.poll_sleep_max_us);
-    tide_task *batch[WORKER_BATCH];
     while (!phase_over(rt, target)) {
-        int n = 0;
-        if ((batch[0] = tide_queue_pop_front(&rt->remote)))
-            n = 1;
-        else if (may_start_local(rt, target))
-            n = tide_queue_pop_front_n(&rt->local, batch, batch_size(rt));
-        if (n > 0) {
+        tide_task *t = tide_queue_pop_front(&rt->remote);
+        if (!t && may_start_local(rt, target)) t = tide_queue_pop_front(&rt->local);
+        if (t) {
             if (driving) tide_comm_drive_end(rt, false);
             driving = false;
-            for (int i = 0; i < n; i++)
-                since = tide_task_execute(rt, batch[i], slot, since);
+            since = tide_task_execute(rt, t, slot, since);
             empty = 0;
         } else if (drives) {
             since = 0;
