@@ -2,7 +2,10 @@
  * rank's element of the same exchange, exchange after exchange, while ranks race ahead of each
  * other and lag behind (the two slots a rank alternates between must never be overwritten while
  * another rank still reads one), on the whole communicator and on a split one whose ranks are
- * numbered anew. Every 64 exchanges MPI_Allgather of the same elements must agree.
+ * numbered anew. Every other exchange a rank polls tide_nodecoll_done instead of waiting in
+ * tide_nodecoll_peer, as the comm loop does (once it says done, every element must be this
+ * exchange's), and every third one publishes fewer words than the element holds. Every 64
+ * exchanges MPI_Allgather of the same elements must agree.
  *
  *   mpiexec -n 4 test_nodecoll [exchanges]   (exit 0: every element right) */
 #define _POSIX_C_SOURCE 200809L
@@ -44,12 +47,16 @@ static int run(MPI_Comm comm, long exchanges, unsigned seed)
         /* One rank in turn arrives late, so that the others publish the next exchange (into
          * their other slot) while it still reads this one. */
         if (k % 97 == (long)rank) pause_us(200);
-        tide_nodecoll_publish(c, mine);
+        int words = k % 3 == 0 ? WORDS / 2 : WORDS;
+        tide_nodecoll_publish(c, mine, (size_t)words * sizeof *mine);
+        if (k % 2 == 0)
+            while (!tide_nodecoll_done(c))
+                if (rand() % 8 == 0) pause_us(1);
         for (int n = 0; n < size && !bad; n++) {
             int r = (rank + n) % size;
             const long *e = tide_nodecoll_peer(c, r);
             if (rand() % 50 == 0) pause_us(50); /* a slow reader between two peers */
-            for (int i = 0; i < WORDS; i++)
+            for (int i = 0; i < words; i++)
                 if (e[i] != value(k, r, i)) {
                     fprintf(stderr, "rank %d, exchange %ld: rank %d's word %d is %ld, not %ld\n",
                             rank, k, r, i, e[i], value(k, r, i));

@@ -333,12 +333,13 @@ void tide_transport_phase_end(tide_rt *rt, double now, double *send_bw, double *
 void tide_result_apply(tide_rt *rt, tide_task *t, const unsigned char *buf,
                        const tide_wire_header *h);
 
-/* ---- the phase collective through shared memory (nodecoll.c) ----------------------------------
- * An allgather of `bytes` per rank, for a communicator whose ranks all share one node. Each
+/* ---- the phase collectives through shared memory (nodecoll.c) ---------------------------------
+ * An allgather of up to `bytes` per rank, for a communicator whose ranks all share one node. Each
  * exchange: tide_nodecoll_publish this rank's element, then read every rank's with
  * tide_nodecoll_peer (it waits for that rank's element of the same exchange; the pointer stays
- * valid until this rank publishes again). Every rank of the communicator joins every exchange,
- * in the same order. */
+ * valid until this rank publishes again), or, without waiting, ask tide_nodecoll_done until
+ * every rank's is in and read them then. Every rank of the communicator joins every exchange,
+ * in the same order, and reads all of it before it publishes its next. */
 
 typedef struct tide_nodecoll tide_nodecoll;
 
@@ -346,8 +347,11 @@ typedef struct tide_nodecoll tide_nodecoll;
  * same on every rank); on every rank alike, TIDE_ERR_NOMEM where memory is short on a rank and
  * TIDE_ERR_CONFIG where MPI cannot allocate the shared window (each with its line). */
 int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out);
-/* Copies this rank's element (`bytes`, as created) into its slot of the next exchange. */
-void tide_nodecoll_publish(tide_nodecoll *c, const void *mine);
+/* Copies this rank's element (`bytes`, at most the size created) into its slot of the next
+ * exchange. */
+void tide_nodecoll_publish(tide_nodecoll *c, const void *mine, size_t bytes);
+/* Whether every rank has published the exchange this rank last published; never waits. */
+bool tide_nodecoll_done(tide_nodecoll *c);
 const void *tide_nodecoll_peer(tide_nodecoll *c, int rank);
 /* Collective over comm, as create was. NULL: nothing. */
 void tide_nodecoll_destroy(tide_nodecoll *c);

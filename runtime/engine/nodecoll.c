@@ -1,12 +1,15 @@
-/* The application thread's phase collective through shared memory, where every rank of the
- * communicator runs on one node (TIDE_PHASE_COLL, docs/internals.md "Inline phases").
+/* The phase collectives through shared memory, where every rank of the communicator runs on one
+ * node (TIDE_PHASE_COLL, docs/internals.md "Inline phases").
  *
  * An inline phase ends with one collective: an allreduce of the phase's sums, or an allgather of
  * the records (phase.c, fused_exchange). Through Open MPI's shared-memory transport a 2-rank
  * allreduce costs 1.0-2 us on the development VM, more than Task Bench's whole `stencil_1d` step
  * under MPI; two cores that share a cache line need a few hundred nanoseconds. So every rank
  * publishes its element in its own segment of one MPI shared window and reads every other
- * rank's; a reduction then folds the elements in rank order, the same on every rank.
+ * rank's; a reduction then folds the elements in rank order, the same on every rank. A phase
+ * through the protocol takes the same path without waiting: the comm loop publishes its status,
+ * barrier or record and asks tide_nodecoll_done at its later turns, as it tests MPI's
+ * nonblocking collectives (libnbc's cost 1.5-4.7 us each there).
  *
  * Each rank's segment has two slots, used by exchanges of alternate parity, each ending in the
  * number of the exchange it holds (stored after the payload, sequentially consistent and so with
@@ -54,6 +57,8 @@ struct tide_nodecoll {
     size_t slot;  /* bytes of one slot: the element, then the exchange's number, in whole lines */
     char **segs;  /* every rank's segment, in this process's address space */
     long joined;  /* exchanges this rank has published */
+    int size;
+    int seen; /* ranks below it published exchange `joined` (tide_nodecoll_done) */
 };
 
 static size_t round_up(size_t n)
@@ -140,7 +145,8 @@ int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out)
                          "TIDE_PHASE_COLL=mpi to agree phases through MPI's collectives",
                          why);
     }
-    *c = (tide_nodecoll){.win = win, .rank = rank, .bytes = bytes, .slot = slot, .segs = segs};
+    *c = (tide_nodecoll){
+        .win = win, .rank = rank, .bytes = bytes, .slot = slot, .segs = segs, .size = size};
     for (int r = 0; r < size; r++) {
         MPI_Aint len;
         int unit;
@@ -155,10 +161,12 @@ int tide_nodecoll_create(MPI_Comm comm, size_t bytes, tide_nodecoll **out)
     return TIDE_OK;
 }
 
-void tide_nodecoll_publish(tide_nodecoll *c, const void *mine)
+void tide_nodecoll_publish(tide_nodecoll *c, const void *mine, size_t bytes)
 {
-    memcpy(slot_data(c, c->rank, c->joined + 1), mine, c->bytes);
+    if (bytes > c->bytes) tide_fatal("internal: a %zu-byte element of %zu", bytes, c->bytes);
+    if (bytes) memcpy(slot_data(c, c->rank, c->joined + 1), mine, bytes);
     c->joined++;
+    c->seen = 0;
     atomic_store(slot_seq(c, c->rank, c->joined), c->joined);
     wake_line *w = wake_of(c, c->rank);
     atomic_fetch_add(&w->gen, 1);
@@ -188,6 +196,14 @@ static void wait_published(const tide_nodecoll *c, int r, long k)
         if (atomic_load(seq) != k) futex_wait(&w->gen, seen);
         atomic_fetch_sub(&w->sleepers, 1);
     }
+}
+
+bool tide_nodecoll_done(tide_nodecoll *c)
+{
+    for (; c->seen < c->size; c->seen++)
+        if (c->seen != c->rank && !published(slot_seq(c, c->seen, c->joined), c->joined))
+            return false;
+    return true;
 }
 
 const void *tide_nodecoll_peer(tide_nodecoll *c, int r)

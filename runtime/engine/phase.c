@@ -1,8 +1,9 @@
 /* The phase protocol (termination): the engine core's state machine (runtime/core/src/proto.c,
  * tide_core_proto.h, which decides; tide-sim's comm actor steps the same one), advanced by the
  * comm thread one step per loop turn; this file does what it decides with MPI, the clock, the
- * strategy's calls and the statistics. Every collective runs on coll_comm, issued in the same
- * order on every rank:
+ * strategy's calls and the statistics. Every collective runs on coll_comm, or where every rank
+ * shares this node through shared memory (nodecoll.c, TIDE_PHASE_COLL), issued in the same order
+ * on every rank:
  *   [start sync: status allgather, for strategies that move tasks]
  *   run: until every own task of the phase has completed (locally or with its result home)
  *   end: status allgathers every TIDE_ROUND_US until one shows no outstanding work anywhere
@@ -61,16 +62,23 @@ static void sums_op_fn(void *in, void *inout, int *len, MPI_Datatype *type)
         tide_phase_sums_add(&b[i], &a[i]);
 }
 
+/* What a collective through shared memory does once every rank's element is in (coll_test). */
+typedef enum coll_kind { COLL_NONE, COLL_GATHER, COLL_SUMS, COLL_BARRIER } coll_kind;
+
 struct tide_protocol {
     tide_rt *rt;
     tide_proto proto; /* the protocol's decisions and this rank's status (runtime/core) */
+    /* The protocol's collective in flight (one at a time): MPI's on coll_req, or through the
+     * node's shared memory (node) of kind `pending` into `into` (`doubles` a rank). */
     MPI_Request coll_req;
+    coll_kind pending;
+    int doubles;
+    void *into;
     tide_rank_status *all_status;
     tide_rank_status step; /* the closing and inline allgathers' step */
     tide_rank_record mine, *all;
     bool final_posted; /* the closing allgather of tide_finalize */
     bool final_checked;
-    MPI_Request final_req;
     /* The inline phases' collective: `every` phases per collective (TIDE_SYNC_EVERY where no
      * task moves, else 1), `held` of them ended since the last one, with their steps and this
      * rank's records. Where records are gathered, per phase the step then the record, this
@@ -82,8 +90,8 @@ struct tide_protocol {
     tide_rank_record *held_mine;
     double *fused_mine, *fused_all;
     tide_phase_sums *inline_mine, *inline_all;
-    /* where every rank shares this node (TIDE_PHASE_COLL=auto): the inline collective through
-     * shared memory (nodecoll.c), else NULL and MPI */
+    /* where every rank shares this node (TIDE_PHASE_COLL=auto): every collective of a phase
+     * through shared memory (nodecoll.c), else NULL and MPI */
     tide_nodecoll *node;
     /* a protocol phase's sums (!rt->log.gather): this rank's, every rank's combined */
     tide_phase_sums sums_mine, sums_all;
@@ -160,6 +168,88 @@ static double mean_task_bytes(tide_rt *rt)
     return n > 0 ? sum / (double)n : 0;
 }
 
+/* ---- the protocol's collectives ---------------------------------------------------------------
+ *
+ * Posted at one turn of the comm loop and tested at the next ones, in the same order on every
+ * rank: MPI's nonblocking collectives, or where every rank shares this node the same exchanges
+ * through shared memory (nodecoll.c): a rank publishes its element, and once every rank's is in
+ * (coll_test) it copies or folds them; it reads all of an exchange before it posts the next, as
+ * nodecoll's two slots require. */
+
+/* Every rank's `n` doubles into all, in rank order. */
+static void coll_gather(tide_protocol *cs, const double *mine, int n, double *all)
+{
+    if (!cs->node) {
+        MPI_Iallgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, cs->rt->coll_comm, &cs->coll_req);
+        return;
+    }
+    tide_nodecoll_publish(cs->node, mine, (size_t)n * sizeof(double));
+    cs->pending = COLL_GATHER, cs->doubles = n, cs->into = all;
+}
+
+/* Every rank's n sums combined (tide_phase_sums_add) into all[0 .. n-1]. */
+static void coll_sums(tide_protocol *cs, const tide_phase_sums *mine, int n, tide_phase_sums *all)
+{
+    if (!cs->node) {
+        MPI_Iallreduce(mine, all, n, cs->sums_type, cs->sums_op, cs->rt->coll_comm, &cs->coll_req);
+        return;
+    }
+    tide_nodecoll_publish(cs->node, mine, (size_t)n * sizeof *mine);
+    cs->pending = COLL_SUMS, cs->doubles = n * (int)TIDE_PHASE_SUMS_DOUBLES, cs->into = all;
+}
+
+static void coll_barrier(tide_protocol *cs)
+{
+    if (!cs->node) {
+        MPI_Ibarrier(cs->rt->coll_comm, &cs->coll_req);
+        return;
+    }
+    tide_nodecoll_publish(cs->node, NULL, 0);
+    cs->pending = COLL_BARRIER;
+}
+
+/* The shared-memory exchange posted last into its result: every rank's element read (waiting
+ * for those not in yet), copied in rank order or folded in rank order (the same result on every
+ * rank, as the plan gate needs). */
+static void coll_complete(tide_protocol *cs)
+{
+    int size = cs->rt->size;
+    if (cs->pending == COLL_GATHER) {
+        size_t bytes = (size_t)cs->doubles * sizeof(double);
+        for (int r = 0; r < size; r++)
+            memcpy((double *)cs->into + (size_t)r * (size_t)cs->doubles,
+                   tide_nodecoll_peer(cs->node, r), bytes);
+    } else if (cs->pending == COLL_SUMS) {
+        tide_phase_sums *all = cs->into;
+        int n = cs->doubles / (int)TIDE_PHASE_SUMS_DOUBLES;
+        memcpy(all, tide_nodecoll_peer(cs->node, 0), (size_t)n * sizeof *all);
+        for (int r = 1; r < size; r++) {
+            const tide_phase_sums *s = tide_nodecoll_peer(cs->node, r);
+            for (int j = 0; j < n; j++)
+                tide_phase_sums_add(&all[j], &s[j]);
+        }
+    } else if (cs->pending == COLL_BARRIER) {
+        for (int r = 0; r < size; r++)
+            tide_nodecoll_peer(cs->node, r);
+    }
+    cs->pending = COLL_NONE;
+}
+
+/* Whether the collective posted last is complete (its result in place); true once done, and
+ * where none was posted. Never waits. */
+static bool coll_test(tide_protocol *cs)
+{
+    if (!cs->node) {
+        int flag = 0;
+        MPI_Test(&cs->coll_req, &flag, MPI_STATUS_IGNORE);
+        return flag;
+    }
+    if (cs->pending == COLL_NONE) return true;
+    if (!tide_nodecoll_done(cs->node)) return false;
+    coll_complete(cs);
+    return true;
+}
+
 /* A status allgather: POST_START's carries what moving costs (the queued tasks' mean bytes). */
 static void allgather_status(tide_protocol *cs, bool start)
 {
@@ -179,8 +269,8 @@ static void allgather_status(tide_protocol *cs, bool start)
         .plan_moving = tide_transport_plan_moving(rt),
         .plan_at = rt->plan_at,
     };
-    MPI_Iallgather(tide_proto_status(&cs->proto, &n), TIDE_STATUS_DOUBLES, MPI_DOUBLE,
-                   cs->all_status, TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
+    coll_gather(cs, (const double *)tide_proto_status(&cs->proto, &n), TIDE_STATUS_DOUBLES,
+                (double *)cs->all_status);
 }
 
 /* ---- phase agreement ------------------------------------------------------------------------- */
@@ -228,13 +318,11 @@ static void gather_records(tide_protocol *cs)
     tide_rt *rt = cs->rt;
     fill_record(cs, &cs->mine, 0);
     if (rt->log.gather) {
-        MPI_Iallgather(&cs->mine, TIDE_RECORD_DOUBLES, MPI_DOUBLE, cs->all, TIDE_RECORD_DOUBLES,
-                       MPI_DOUBLE, rt->coll_comm, &cs->coll_req);
+        coll_gather(cs, (const double *)&cs->mine, TIDE_RECORD_DOUBLES, (double *)cs->all);
         return;
     }
     tide_phase_sums_of(&cs->mine, rt->threads, &cs->sums_mine);
-    MPI_Iallreduce(&cs->sums_mine, &cs->sums_all, 1, cs->sums_type, cs->sums_op, rt->coll_comm,
-                   &cs->coll_req);
+    coll_sums(cs, &cs->sums_mine, 1, &cs->sums_all);
 }
 
 /* The plan gate takes the phase's numbers, the same on every rank (tide_core_proto.h). */
@@ -322,16 +410,13 @@ static void gathered_element(tide_protocol *cs, int j)
 /* fused_mine's first `doubles` of every rank into fused_all, in rank order. */
 static void inline_allgather(tide_protocol *cs, int doubles)
 {
-    tide_rt *rt = cs->rt;
     if (!cs->node) {
         MPI_Allgather(cs->fused_mine, doubles, MPI_DOUBLE, cs->fused_all, doubles, MPI_DOUBLE,
-                      rt->coll_comm);
+                      cs->rt->coll_comm);
         return;
     }
-    size_t bytes = (size_t)doubles * sizeof(double);
-    tide_nodecoll_publish(cs->node, cs->fused_mine);
-    for (int r = 0; r < rt->size; r++)
-        memcpy(cs->fused_all + (size_t)r * (size_t)doubles, tide_nodecoll_peer(cs->node, r), bytes);
+    coll_gather(cs, cs->fused_mine, doubles, cs->fused_all);
+    coll_complete(cs);
 }
 
 /* inline_mine's first n sums of every rank combined into inline_all. Through shared memory every
@@ -339,19 +424,13 @@ static void inline_allgather(tide_protocol *cs, int doubles)
  * plan gate needs. */
 static void inline_allreduce(tide_protocol *cs, int n)
 {
-    tide_rt *rt = cs->rt;
     if (!cs->node) {
         MPI_Allreduce(cs->inline_mine, cs->inline_all, n, cs->sums_type, cs->sums_op,
-                      rt->coll_comm);
+                      cs->rt->coll_comm);
         return;
     }
-    tide_nodecoll_publish(cs->node, cs->inline_mine);
-    memcpy(cs->inline_all, tide_nodecoll_peer(cs->node, 0), (size_t)n * sizeof *cs->inline_all);
-    for (int r = 1; r < rt->size; r++) {
-        const tide_phase_sums *s = tide_nodecoll_peer(cs->node, r);
-        for (int j = 0; j < n; j++)
-            tide_phase_sums_add(&cs->inline_all[j], &s[j]);
-    }
+    coll_sums(cs, cs->inline_mine, n, cs->inline_all);
+    coll_complete(cs);
 }
 
 /* The inline phases' collective, or tide_finalize's: one element per phase of a batch (`every`),
@@ -459,9 +538,7 @@ bool tide_protocol_step(tide_protocol *cs)
         fold_inline(cs);
     }
     if (need & TIDE_PROTO_NEED_COLL) {
-        int flag = 0;
-        MPI_Test(&cs->coll_req, &flag, MPI_STATUS_IGNORE);
-        in.coll_done = flag;
+        in.coll_done = coll_test(cs);
         in.all = cs->all_status;
     }
     if (need & TIDE_PROTO_NEED_OPEN) in.own_open = own_open(rt);
@@ -479,7 +556,7 @@ bool tide_protocol_step(tide_protocol *cs)
     }
     if (a.what & (TIDE_PROTO_DO_POST_START | TIDE_PROTO_DO_POST_STATUS))
         allgather_status(cs, a.what & TIDE_PROTO_DO_POST_START);
-    if (a.what & TIDE_PROTO_DO_POST_BARRIER) MPI_Ibarrier(rt->coll_comm, &cs->coll_req);
+    if (a.what & TIDE_PROTO_DO_POST_BARRIER) coll_barrier(cs);
     if (a.what & TIDE_PROTO_DO_POST_RECORDS) gather_records(cs);
     if (a.what & TIDE_PROTO_DO_FINISH) phase_finish(cs);
     return true;
@@ -508,16 +585,14 @@ bool tide_protocol_closing_done(tide_protocol *cs)
             log_held(cs);
             cs->held = 0;
             cs->final_posted = cs->final_checked = true;
-            cs->final_req = MPI_REQUEST_NULL; /* what the next call tests */
+            cs->coll_req = MPI_REQUEST_NULL; /* what the next call tests */
             return tide_transport_idle(rt);
         }
-        MPI_Iallgather(&cs->step, TIDE_STATUS_DOUBLES, MPI_DOUBLE, cs->all_status,
-                       TIDE_STATUS_DOUBLES, MPI_DOUBLE, rt->coll_comm, &cs->final_req);
+        coll_gather(cs, (const double *)&cs->step, TIDE_STATUS_DOUBLES, (double *)cs->all_status);
         cs->final_posted = true;
         return false;
     }
-    int flag = 0;
-    MPI_Test(&cs->final_req, &flag, MPI_STATUS_IGNORE);
+    bool flag = coll_test(cs);
     if (flag && !cs->final_checked) {
         check_phases(cs);
         cs->final_checked = true;
@@ -555,17 +630,20 @@ int tide_protocol_create(tide_rt *rt, tide_protocol **out)
         tide_protocol_destroy(cs);
         return tide_fail(TIDE_ERR_NOMEM, "out of memory starting the comm thread");
     }
-    /* Only where the application thread may run a phase: under a strategy that never acts, or
-     * one the plan gate may hold idle (tide_finalize's closing collective takes the same path). */
-    if (rt->size > 1 && rt->cfg.phase_coll == TIDE_PHASE_COLL_AUTO &&
-        (rt->inline_phases || rt->gate.on)) {
+    if (rt->size > 1 && rt->cfg.phase_coll == TIDE_PHASE_COLL_AUTO) {
         /* Collective: every rank gets here with the same size and TIDE_PHASE_COLL, strategy
          * and gate (checked at init), and the element's size follows from values every rank
          * agrees on. */
-        /* one element: every phase of a batch, as fused_exchange gives them (inline_allgather,
-         * inline_allreduce) */
-        size_t element = rt->log.gather ? FUSED_DOUBLES * sizeof(double) : sizeof(tide_phase_sums);
-        int rc = tide_nodecoll_create(rt->coll_comm, n * element, &cs->node);
+        /* one element: the largest of every phase of a batch, as fused_exchange gives them
+         * (inline_allgather, inline_allreduce), and the protocol's status, record and sums */
+        size_t inline_element =
+            n * (rt->log.gather ? FUSED_DOUBLES * sizeof(double) : sizeof(tide_phase_sums));
+        size_t element = inline_element;
+        const size_t protocol[] = {sizeof(tide_rank_status), sizeof(tide_rank_record),
+                                   sizeof(tide_phase_sums)};
+        for (size_t k = 0; k < sizeof protocol / sizeof *protocol; k++)
+            if (protocol[k] > element) element = protocol[k];
+        int rc = tide_nodecoll_create(rt->coll_comm, element, &cs->node);
         if (rc != TIDE_OK) {
             tide_protocol_destroy(cs);
             return rc;

@@ -173,14 +173,15 @@ static const tide_knob runtime_rows[] = {
      .kind = TIDE_KNOB_CHOICE,
      .def = "auto",
      .choices = phase_coll_names,
-     .help = "how the ranks agree at the end of a phase the application thread runs "
-             "(`TIDE_PHASE_DRIVER`; also `tide_finalize`'s closing agreement there). `auto`: "
-             "where every rank runs on one node, through a shared-memory window (each rank "
-             "writes its numbers, reads every other rank's and folds them in rank order: a few "
-             "hundred nanoseconds on two cores, against 1-2 us for Open MPI's allreduce; "
-             "docs/performance.md, section 15), else MPI's allreduce or allgather; `mpi`: "
-             "always MPI. The statistics are the same either way. Every rank must give the "
-             "same value (checked at init)",
+     .help = "how the ranks run a phase's collectives: the agreement at the end of a phase the "
+             "application thread runs (`TIDE_PHASE_DRIVER`), the protocol's status exchanges, "
+             "barrier and records in a phase through the comm loop, and `tide_finalize`'s closing "
+             "agreement. `auto`: where every rank runs on one node, through a shared-memory "
+             "window (each rank writes its numbers, reads every other rank's and folds them in "
+             "rank order: a few hundred nanoseconds on two cores, against 1-2 us for Open MPI's "
+             "allreduce and 1.5-4.7 us for its nonblocking collectives; docs/performance.md, "
+             "section 15), else MPI's collectives; `mpi`: always MPI. The statistics are the same "
+             "either way. Every rank must give the same value (checked at init)",
      FIELD(phase_coll)},
     {.name = "TIDE_WAIT_PROGRESS",
      .kind = TIDE_KNOB_CHOICE,
