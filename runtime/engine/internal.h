@@ -160,11 +160,13 @@ void tide_queue_push_locked(tide_queue *q, tide_task *t); /* the caller holds q-
 tide_task *tide_queue_pop_front(tide_queue *q);
 /* Up to n tasks off the front into out[], in queue order, under one lock; how many. */
 int tide_queue_pop_front_n(tide_queue *q, tide_task **out, int n);
+/* Empties the queue at once: its tasks in queue order, linked by `next` (an inline phase's deal,
+ * worker.c; one pass, where unlinking each task would search its level). _locked: the caller
+ * holds q->lock. */
+tide_task *tide_queue_take_all(tide_queue *q);
+tide_task *tide_queue_take_all_locked(tide_queue *q);
 /* Takes up to n tasks from the back (the ones a worker would start last) into out[], skipping
  * replicated and pinned ones. */
-/* Empties the queue at once: its tasks in queue order, linked by `next` (an inline phase's deal,
- * worker.c; one pass, where unlinking each task would search its level). */
-tide_task *tide_queue_take_all(tide_queue *q);
 int tide_queue_take_back(tide_queue *q, tide_task **out, int n);
 /* Unlinks t if it is still in q; true when this call took it (no worker will run it). */
 bool tide_queue_remove(tide_queue *q, tide_task *t);
@@ -785,9 +787,10 @@ void tide_pool_stop(tide_rt *rt);
 void tide_pool_run_phase(tide_rt *rt, double since);
 /* Runs tasks on this thread until the phase is done everywhere; since as above (0: none). */
 void tide_worker_loop(tide_rt *rt, int slot, double since);
-/* Before an inline phase with one worker, or several and many own tasks: deals the queued tasks
- * to the workers' shares (rt->deal) and returns true (the caller sets rt->dealt for the phase),
- * or leaves them queued (few tasks for several workers, out of memory). */
+/* Before an inline phase with one worker, or several and many own tasks, under local.lock (the
+ * admission's: tide_taskwait): deals the queued tasks to the workers' shares (rt->deal) and
+ * returns true (the caller sets rt->dealt for the phase), or leaves them queued (few tasks for
+ * several workers, out of memory). */
 bool tide_workers_deal(tide_rt *rt);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */

@@ -176,15 +176,21 @@ static void unlink_locked(tide_queue *q, tide_task *t)
     tide_locked_add(&q->count, -1);
 }
 
-tide_task *tide_queue_take_all(tide_queue *q)
+tide_task *tide_queue_take_all_locked(tide_queue *q)
 {
-    pthread_mutex_lock(&q->lock);
     tide_task *first = q->head;
     for (tide_task *t = first; t; t = t->next)
         t->queued = false;
     q->head = q->tail = NULL;
     q->nlevels = 0;
     atomic_store_explicit(&q->count, 0, memory_order_relaxed); /* (changed under lock only) */
+    return first;
+}
+
+tide_task *tide_queue_take_all(tide_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    tide_task *first = tide_queue_take_all_locked(q);
     pthread_mutex_unlock(&q->lock);
     return first;
 }

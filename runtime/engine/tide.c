@@ -371,13 +371,15 @@ int tide_taskwait(void)
     }
     atomic_store_explicit(&rt->in_taskwait, true, memory_order_relaxed);
     rt->phase_tasks = tide_task_admit(rt);
+    /* No task moves (a strategy that never acts, or one the plan gate holds idle): this thread
+     * runs the phase (phase.c), its tasks dealt to the workers' shares under the admission's
+     * lock (a second lock pair was a twentieth of a one-rank Task Bench `stencil_1d` phase). */
+    bool inline_now = rt->inline_phases || rt->gate.idle_next;
+    bool dealt = inline_now && rt->phase_tasks > 0 && tide_workers_deal(rt);
     pthread_mutex_unlock(&rt->local.lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
-    /* No task moves (a strategy that never acts, or one the plan gate holds idle): this thread
-     * runs the phase (phase.c). */
-    bool inline_now = rt->inline_phases || rt->gate.idle_next;
     /* (read by the workers, which the pool's lock or this thread orders after it) */
     atomic_store_explicit(&rt->inline_now, inline_now, memory_order_release);
     rt->hold_own = !inline_now && tide_proto_hold_own(rt->lb.ops->flags, (double)rt->phase_tasks,
@@ -388,7 +390,6 @@ int tide_taskwait(void)
         /* The phase's first clock reading starts its first task too, where nothing ran between
          * them (a prediction to make could take microseconds). */
         if (rt->phase_tasks > 0) {
-            bool dealt = tide_workers_deal(rt);
             if (dealt) rt->dealt = true; /* (the pool's start orders it before the workers) */
             tide_pool_run_phase(rt, rt->predicting || rt->trace ? 0 : rt->phase_start);
             if (dealt) rt->dealt = false;

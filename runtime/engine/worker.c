@@ -205,7 +205,7 @@ bool tide_workers_deal(tide_rt *rt)
         rt->deal[k].n = 0;
     /* (no worker runs yet, and nothing else takes an inline phase's tasks) */
     long i = 0;
-    for (tide_task *t = tide_queue_take_all(q); t; t = t->next, i++) {
+    for (tide_task *t = tide_queue_take_all_locked(q); t; t = t->next, i++) {
         tide_deal *d = &rt->deal[i % w];
         d->at[d->n++] = t;
     }
