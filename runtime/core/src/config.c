@@ -118,8 +118,9 @@ static const tide_knob runtime_rows[] = {
      .min = 0,
      .max = 100000000,
      .help = "empty polling turns of the comm thread and of idle workers before they sleep; 0 "
-             "also stops the workers' 20 us watch for the next phase after each phase (they "
-             "sleep at once)",
+             "also stops the workers' watch for the next phase after each phase (they sleep at "
+             "once; the watch lasts 20 us, or up to 1 ms where the application came back within "
+             "0.5 ms and the node has a core per worker: docs/internals.md)",
      FIELD(poll_spin)},
     {.name = "TIDE_POLL_SLEEP_MAX_US",
      .kind = TIDE_KNOB_INT,
