@@ -248,11 +248,20 @@ static void *comm_main(void *arg)
          * that phase, its hand-back: tide_comm_drive_end). Its sleeps may then be long, and its
          * polls leave the cores to the phases (every 250 us, they preempted the application
          * thread thousands of times a second where the gate held react or proact idle); the
-         * bound is a safety net only. */
+         * bound is a safety net only. So it sleeps that long at once, without the spin turns and
+         * the doubling sleeps of the back-off: after each of the plan gate's probes (a protocol
+         * phase among idle ones) those were some 17 wake-ups, each of which took the core from
+         * the application thread of a rank bound to one (Task Bench's `stencil_1d` on 2 ranks:
+         * docs/performance.md, section 14). Not once tide_finalize began: its closing collective
+         * may wait for sends to complete, which wake nobody. */
         bool quiet =
-            rt->inline_phases || atomic_load_explicit(&rt->inline_now, memory_order_acquire);
-        tide_backoff_cap(&backoff, quiet ? INLINE_SLEEP_MAX_US : rt->cfg.poll_sleep_max_us);
-        long sleep_us = tide_backoff_idle(&backoff);
+            !atomic_load(&rt->stop) &&
+            (rt->inline_phases || atomic_load_explicit(&rt->inline_now, memory_order_acquire));
+        long sleep_us = INLINE_SLEEP_MAX_US;
+        if (!quiet) {
+            tide_backoff_cap(&backoff, rt->cfg.poll_sleep_max_us);
+            sleep_us = tide_backoff_idle(&backoff);
+        }
         if (sleep_us) idle_sleep(rt, sleep_us);
     }
     return NULL;
