@@ -131,7 +131,8 @@ static const tide_knob runtime_rows[] = {
              "from 1 us); while the application thread runs the phases (a strategy that never "
              "acts, `TIDE_PHASE_DRIVER`, or phases the plan gate holds idle, from such a phase's "
              "`tide_taskwait` until that of a phase through the protocol) the comm thread sleeps "
-             "up to 100 ms instead, woken at once by what needs it",
+             "100 ms at a time instead (at once, without spin turns or doubling), woken at once "
+             "by what needs it",
      FIELD(poll_sleep_max_us)},
     {.name = "TIDE_COMM_CPU",
      .kind = TIDE_KNOB_CUSTOM,
