@@ -5,12 +5,13 @@
 set -euo pipefail
 mpiexec=$1 prog=$2 tool=$3 work=$4
 mkdir -p "$work"
-# The plan gate off: test_proact checks the plans too (tests/CMakeLists.txt, proact_plan_rr).
+# The plan gate and the spike filter off: test_proact checks the plans too (tests/CMakeLists.txt,
+# proact_plan_rr).
 TIDE_STATS="$work/run.json" TIDE_LB=proact TIDE_PRED_MODEL=rank TIDE_PRED_TRAIN=10 TIDE_PRED_WINDOW=2 \
-    TIDE_PLAN_GATE=off $mpiexec --oversubscribe -n 3 "$prog" 24 6
+    TIDE_PRED_SPIKE=0 TIDE_PLAN_GATE=off $mpiexec --oversubscribe -n 3 "$prog" 24 6
 # The statistics document as it is: tide-predict reads its loads and the run's TIDE_PRED_*
 # settings (none given here).
-env -u TIDE_PRED_MODEL -u TIDE_PRED_TRAIN -u TIDE_PRED_WINDOW "$tool" --json "$work/run.json" > "$work/offline.json"
+env -u TIDE_PRED_MODEL -u TIDE_PRED_TRAIN -u TIDE_PRED_WINDOW -u TIDE_PRED_SPIKE "$tool" --json "$work/run.json" > "$work/offline.json"
 python3 - "$work/run.json" "$work/offline.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))

@@ -98,7 +98,9 @@ int main(int argc, char **argv)
             planned += mv[0] > 0;
             continue;
         }
-        /* The runtime's margins: TIDE_PROACT_MARGIN (default 1) x each rank's uncertainty. */
+        /* The runtime's margins: TIDE_PROACT_MARGIN (default 1) x each rank's uncertainty (or a
+         * suspect spike's distance, which the statistics do not report: these tests run with
+         * TIDE_PRED_SPIKE=0, tests/CMakeLists.txt). */
         double factor = getenv("TIDE_PROACT_MARGIN") ? atof(getenv("TIDE_PROACT_MARGIN")) : 1.0;
         for (int i = 0; i < np; i++)
             unc[i] = unc[i] > 0 ? factor * unc[i] : 0;
