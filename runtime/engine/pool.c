@@ -9,13 +9,13 @@
  * for the workers' return before it sleeps): a wake-up through a condition variable costs
  * 5-50 us on a VM, more than a fine-grained phase (docs/performance.md, section 15), and an
  * application that steps that fast calls the next taskwait within microseconds. Where the
- * application came back that fast last time, the workers watch for twice that gap, up to
- * POOL_WATCH_MAX: a worker that sleeps through every gap of a fine-grained run pays a wake-up at
- * every phase, and on a VM a woken worker whose idle vCPU halted ran 0.1-2 ms later, so that a
- * phase of 250 us ran on one worker (Task Bench's `trivial`, 64 timesteps of 2 tasks a phase on
- * one rank x 2 workers, the gap 30-60 us of submissions). An application whose gaps are longer
- * (its own work between taskwaits) keeps the short watch: the workers cost it no CPU there; so
- * does a node whose ranks run more workers than it has cores (node.c), where a watching worker
+ * application came back within POOL_WATCH_MAX / 2 last time, the workers watch for two phase
+ * periods, up to POOL_WATCH_MAX: a worker that sleeps through every gap of a fine-grained run pays
+ * a wake-up at every phase, and on a VM a woken worker whose idle vCPU halted ran 0.1-2 ms later,
+ * so that a phase of 250 us ran on one worker (Task Bench's `trivial`, 64 timesteps of 2 tasks a
+ * phase on one rank x 2 workers, the gap 30-60 us of submissions). An application whose gaps are
+ * longer (its own work between taskwaits) keeps the short watch: the workers cost it no CPU there;
+ * so does a node whose ranks run more workers than it has cores (node.c), where a watching worker
  * would hold a core that another rank's thread waits for.
  * TIDE_POLL_SPIN=0 turns the watch off.
  *
