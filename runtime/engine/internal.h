@@ -125,8 +125,11 @@ void tide_task_spares_free(void);
 void tide_task_release(tide_task *t);
 /* Queues the tasks submitted since the last call (rt->incoming) in submission order, under
  * local.lock (tide_taskwait, tide_finalize): their seq, their position in the phase, their
- * predictor sample and mark, the phase's cost hints. Returns how many. */
-long tide_task_admit(tide_rt *rt);
+ * predictor sample and mark, the phase's cost hints. Returns how many. lone: the phase is an
+ * inline one with a lone worker; where their priorities are all alike (the queue's order is the
+ * submissions') the tasks go to its share instead (tide_workers_lone_share), and the count
+ * comes back negated: the caller sets rt->dealt. */
+long tide_task_admit(tide_rt *rt, bool lone);
 void tide_rbuf_release(tide_rbuf *b);
 
 /* One priority present in a queue and its last task (queue.c). */
@@ -792,6 +795,9 @@ void tide_worker_loop(tide_rt *rt, int slot, double since);
  * returns true (the caller sets rt->dealt for the phase), or leaves them queued (few tasks for
  * several workers, out of memory). */
 bool tide_workers_deal(tide_rt *rt);
+/* The lone worker's share emptied, with room for n tasks (tide_task_admit fills it), or NULL
+ * out of memory (the queue serves). Under local.lock, before an inline phase. */
+struct tide_deal *tide_workers_lone_share(tide_rt *rt, long n);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */
 long tide_task_completed(tide_rt *rt);

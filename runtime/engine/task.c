@@ -277,16 +277,23 @@ int tide_task_submit(tide_task *t)
     return TIDE_OK;
 }
 
-long tide_task_admit(tide_rt *rt)
+long tide_task_admit(tide_rt *rt, bool lone)
 {
     tide_task *t = atomic_exchange_explicit(&rt->incoming, NULL, memory_order_acquire);
     tide_task *first = NULL; /* the list reversed: submission order */
+    long total = 0;
+    bool mixed = false; /* priorities differ: the queue orders them */
     while (t) {
         tide_task *next = t->next;
         t->next = first;
+        mixed |= first && first->priority != t->priority;
         first = t;
         t = next;
+        total++;
     }
+    /* A lone worker's inline phase runs its tasks in queue order from its one share
+     * (worker.c): where that order is the submissions', they go there without the queue. */
+    tide_deal *share = lone && !mixed && total > 0 ? tide_workers_lone_share(rt, total) : NULL;
     long n = 0;
     rt->phase_hints.n = 0;
     rt->phase_hints.sum = 0;
@@ -300,9 +307,12 @@ long tide_task_admit(tide_rt *rt)
             rt->phase_hints.n++;
             rt->phase_hints.sum += first->cost;
         }
-        tide_queue_push_locked(&rt->local, first);
+        if (share)
+            share->at[share->n++] = first;
+        else
+            tide_queue_push_locked(&rt->local, first);
     }
-    return n;
+    return share ? -n : n;
 }
 
 int tide_task_discard(tide_task *t)

@@ -187,17 +187,32 @@ static bool deal_room(tide_deal *d, long n)
     return true;
 }
 
+/* The workers' shares, allocated at the first dealt phase; false out of memory. */
+static bool deal_alloc(tide_rt *rt)
+{
+    if (rt->deal) return true;
+    rt->deal = aligned_alloc(TIDE_CACHELINE, (size_t)rt->threads * sizeof *rt->deal);
+    if (!rt->deal) return false;
+    memset(rt->deal, 0, (size_t)rt->threads * sizeof *rt->deal);
+    return true;
+}
+
+tide_deal *tide_workers_lone_share(tide_rt *rt, long n)
+{
+    if (!deal_alloc(rt) || !deal_room(&rt->deal[0], n)) return NULL;
+    tide_deal *d = &rt->deal[0];
+    d->n = 0;
+    atomic_store_explicit(&d->next, 0, memory_order_relaxed);
+    return d;
+}
+
 bool tide_workers_deal(tide_rt *rt)
 {
     int w = rt->threads;
     tide_queue *q = &rt->local;
     long n = atomic_load_explicit(&q->count, memory_order_relaxed);
     if (n < (w > 1 ? (long)DEAL_MIN * w : 1)) return false;
-    if (!rt->deal) {
-        rt->deal = aligned_alloc(TIDE_CACHELINE, (size_t)w * sizeof *rt->deal);
-        if (!rt->deal) return false; /* the queue serves, as with few tasks */
-        memset(rt->deal, 0, (size_t)w * sizeof *rt->deal);
-    }
+    if (!deal_alloc(rt)) return false; /* the queue serves, as with few tasks */
     long share = (n + w - 1) / w;
     for (int k = 0; k < w; k++)
         if (!deal_room(&rt->deal[k], share)) return false;
