@@ -173,7 +173,9 @@ static void wait_for_work(tide_rt *rt, int target)
  * A lone worker's inline phase is always dealt, to its one share: nothing else takes an inline
  * phase's tasks (no comm thread offloads them, none arrive), so it runs them in queue order
  * with a plain increment a task, where popping them took the queue's lock and unlinked each
- * (152 instructions of a one-task phase, Task Bench's `stencil_1d` on one rank). In a protocol
+ * (152 instructions of a one-task phase, Task Bench's `stencil_1d` on one rank). Where their
+ * priorities are alike the admission writes them into the share (tide_workers_lone_share)
+ * without queueing them. In a protocol
  * phase every worker pops one task at a time: a task left in the queue may still be offloaded. */
 enum { DEAL_MIN = 4 };
 
