@@ -127,8 +127,8 @@ void tide_task_release(tide_task *t);
  * local.lock (tide_taskwait, tide_finalize): their seq, their position in the phase, their
  * predictor sample and mark, the phase's cost hints. Returns how many. lone: the phase is an
  * inline one with a lone worker; where their priorities are all alike (the queue's order is the
- * submissions') the tasks go to its share instead (tide_workers_lone_share), and the count
- * comes back negated: the caller sets rt->dealt. */
+ * submissions') and the queue is empty, the tasks go to its share instead
+ * (tide_workers_lone_share), and the count comes back negated: the caller sets rt->dealt. */
 long tide_task_admit(tide_rt *rt, bool lone);
 void tide_rbuf_release(tide_rbuf *b);
 

@@ -292,8 +292,12 @@ long tide_task_admit(tide_rt *rt, bool lone)
         total++;
     }
     /* A lone worker's inline phase runs its tasks in queue order from its one share
-     * (worker.c): where that order is the submissions', they go there without the queue. */
-    tide_deal *share = lone && !mixed && total > 0 ? tide_workers_lone_share(rt, total) : NULL;
+     * (worker.c): where that order is the submissions' (and the queue is empty, as every phase
+     * leaves it), they go there without the queue. */
+    tide_deal *share = lone && !mixed && total > 0 &&
+                               atomic_load_explicit(&rt->local.count, memory_order_relaxed) == 0
+                           ? tide_workers_lone_share(rt, total)
+                           : NULL;
     long n = 0;
     rt->phase_hints.n = 0;
     rt->phase_hints.sum = 0;

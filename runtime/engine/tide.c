@@ -374,8 +374,8 @@ int tide_taskwait(void)
      * runs the phase (phase.c), its tasks dealt to the workers' shares under the admission's
      * lock (a second lock pair was a twentieth of a one-rank Task Bench `stencil_1d` phase); a
      * lone worker's, where their priorities leave them in submission order, straight from the
-     * admission, without the queue (its push, take and deal cost 150 instructions of that
-     * phase's 2,300). */
+     * admission, without the queue (its push, take and deal cost some 120 instructions of a
+     * one-rank Task Bench `stencil_1d` step, whose Tide part is about 1,900). */
     bool inline_now = rt->inline_phases || rt->gate.idle_next;
     long admitted = tide_task_admit(rt, inline_now && rt->threads == 1);
     rt->phase_tasks = admitted < 0 ? -admitted : admitted;
