@@ -117,7 +117,7 @@ static int priority_run(void)
     CHECK(tide_size() == 1 && tide_num_threads() == 1, "run on 1 rank with TIDE_THREADS=1");
     const int small[] = {0, 5, -1, 5, 0, 10, -1, 3};
     check_order(small, (int)(sizeof small / sizeof *small));
-    /* alike priorities: the tasks skip the queue for the lone worker's share (task.c) */
+    /* alike priorities: the tasks skip the queue for the lone worker's share (worker.c) */
     const int alike[] = {4, 4, 4, 4, 4};
     check_order(alike, (int)(sizeof alike / sizeof *alike));
     enum { MIX = 5000 };

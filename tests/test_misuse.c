@@ -3,13 +3,20 @@
 #include "tide.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int nested_rc = 1;
 
 static void noop(void **args)
 {
     (void)args;
+}
+
+static void writes_one(void **args)
+{
+    *(int *)args[0] = 1;
 }
 
 static void submits_from_task(void **args)
@@ -108,7 +115,31 @@ int main(int argc, char **argv)
     for (int a = 0; a >= -7; a--)
         for (int b = a - 1; b >= -7; b--)
             CHECK(strcmp(tide_strerror(a), tide_strerror(b)) != 0, "codes %d and %d", a, b);
-    CHECK_OK(tide_finalize());
+    /* Tasks submitted after the last taskwait never run: finalize frees them and says how many
+     * (they are admitted there as in a taskwait, then dropped from the queue). */
+    int never = 0;
+    tide_arg never_arg = {&never, sizeof never, TIDE_OUT};
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(tide_task_create(&t, writes_one, 1, &never_arg));
+        CHECK_OK(tide_task_submit(t));
+    }
+    fflush(stderr);
+    FILE *err = tmpfile();
+    CHECK(err, "no temporary file");
+    int saved = dup(2);
+    CHECK(saved >= 0 && dup2(fileno(err), 2) >= 0, "cannot redirect stderr");
+    int fin_rc = tide_finalize();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CHECK(fin_rc == TIDE_OK, "tide_finalize with unrun tasks returned %d", fin_rc);
+    char said[4096] = {0};
+    rewind(err);
+    size_t got = fread(said, 1, sizeof said - 1, err);
+    fclose(err);
+    said[got] = 0;
+    CHECK(strstr(said, "3 submitted tasks were never run"), "finalize said: %s", said);
+    CHECK(never == 0, "a task submitted after the last taskwait ran");
     EXPECT(tide_finalize(), TIDE_ERR_STATE);
     printf("misuse: every misuse reported\n");
     return 0;

@@ -123,13 +123,12 @@ void tide_task_free(tide_task *t);
 void tide_task_spares_free(void);
 /* Frees a task, or drops one reference to a replicated one. */
 void tide_task_release(tide_task *t);
-/* Queues the tasks submitted since the last call (rt->incoming) in submission order, under
- * local.lock (tide_taskwait, tide_finalize): their seq, their position in the phase, their
- * predictor sample and mark, the phase's cost hints. Returns how many. lone: the phase is an
- * inline one with a lone worker; where their priorities are all alike (the queue's order is the
- * submissions') and the queue is empty, the tasks go to its share instead
- * (tide_workers_lone_share), and the count comes back negated: the caller sets rt->dealt. */
-long tide_task_admit(tide_rt *rt, bool lone);
+/* Admits the tasks submitted since the last call (rt->incoming), under local.lock
+ * (tide_taskwait, tide_finalize): their seq, their position in the phase, their predictor sample
+ * and mark, the phase's cost hints. Returns them in submission order, linked by `next`, and
+ * their number in *count; the caller queues them (tide_queue_push_list_locked) or deals them to
+ * a lone worker (tide_workers_deal_lone). */
+tide_task *tide_task_admit(tide_rt *rt, long *count);
 void tide_rbuf_release(tide_rbuf *b);
 
 /* One priority present in a queue and its last task (queue.c). */
@@ -160,6 +159,8 @@ void tide_queue_init(tide_queue *q);
 void tide_queue_destroy(tide_queue *q);
 void tide_queue_push(tide_queue *q, tide_task *t);
 void tide_queue_push_locked(tide_queue *q, tide_task *t); /* the caller holds q->lock */
+/* Each task of a list linked by `next`, in list order (tide_task_admit's). */
+void tide_queue_push_list_locked(tide_queue *q, tide_task *first);
 tide_task *tide_queue_pop_front(tide_queue *q);
 /* Up to n tasks off the front into out[], in queue order, under one lock; how many. */
 int tide_queue_pop_front_n(tide_queue *q, tide_task **out, int n);
@@ -795,9 +796,11 @@ void tide_worker_loop(tide_rt *rt, int slot, double since);
  * returns true (the caller sets rt->dealt for the phase), or leaves them queued (few tasks for
  * several workers, out of memory). */
 bool tide_workers_deal(tide_rt *rt);
-/* The lone worker's share emptied, with room for n tasks (tide_task_admit fills it), or NULL
- * out of memory (the queue serves). Under local.lock, before an inline phase. */
-struct tide_deal *tide_workers_lone_share(tide_rt *rt, long n);
+/* Before an inline phase with one worker, under local.lock: the n admitted tasks from `first`
+ * (tide_task_admit's list) into its share, in list order, and true (the caller sets rt->dealt);
+ * false where the queue would order them otherwise (priorities that differ, or tasks already
+ * queued) or out of memory: the caller queues them. */
+bool tide_workers_deal_lone(tide_rt *rt, tide_task *first, long n);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */
 long tide_task_completed(tide_rt *rt);

@@ -110,6 +110,14 @@ void tide_queue_push_locked(tide_queue *q, tide_task *t)
     tide_locked_add(&q->count, 1);
 }
 
+void tide_queue_push_list_locked(tide_queue *q, tide_task *first)
+{
+    for (tide_task *next; first; first = next) {
+        next = first->next; /* the push links the task anew */
+        tide_queue_push_locked(q, first);
+    }
+}
+
 void tide_queue_push(tide_queue *q, tide_task *t)
 {
     pthread_mutex_lock(&q->lock);

@@ -277,46 +277,31 @@ int tide_task_submit(tide_task *t)
     return TIDE_OK;
 }
 
-long tide_task_admit(tide_rt *rt, bool lone)
+tide_task *tide_task_admit(tide_rt *rt, long *count)
 {
     tide_task *t = atomic_exchange_explicit(&rt->incoming, NULL, memory_order_acquire);
     tide_task *first = NULL; /* the list reversed: submission order */
-    long total = 0;
-    bool mixed = false; /* priorities differ: the queue orders them */
     while (t) {
         tide_task *next = t->next;
         t->next = first;
-        mixed |= first && first->priority != t->priority;
         first = t;
         t = next;
-        total++;
     }
-    /* A lone worker's inline phase runs its tasks in queue order from its one share
-     * (worker.c): where that order is the submissions' (and the queue is empty, as every phase
-     * leaves it), they go there without the queue. */
-    tide_deal *share = lone && !mixed && total > 0 &&
-                               atomic_load_explicit(&rt->local.count, memory_order_relaxed) == 0
-                           ? tide_workers_lone_share(rt, total)
-                           : NULL;
     long n = 0;
     rt->phase_hints.n = 0;
     rt->phase_hints.sum = 0;
-    for (tide_task *next; first; first = next) {
-        next = first->next;
-        first->seq = rt->next_seq++;
-        first->pos = n++;
-        tide_predict_capture(first);
-        mark(rt, first);
-        if (first->cost >= 0) {
+    for (tide_task *a = first; a; a = a->next) {
+        a->seq = rt->next_seq++;
+        a->pos = n++;
+        tide_predict_capture(a);
+        mark(rt, a);
+        if (a->cost >= 0) {
             rt->phase_hints.n++;
-            rt->phase_hints.sum += first->cost;
+            rt->phase_hints.sum += a->cost;
         }
-        if (share)
-            share->at[share->n++] = first;
-        else
-            tide_queue_push_locked(&rt->local, first);
     }
-    return share ? -n : n;
+    *count = n;
+    return first;
 }
 
 int tide_task_discard(tide_task *t)

@@ -377,9 +377,14 @@ int tide_taskwait(void)
      * admission, without the queue (its push, take and deal cost some 120 instructions of a
      * one-rank Task Bench `stencil_1d` step, whose Tide part is about 1,900). */
     bool inline_now = rt->inline_phases || rt->gate.idle_next;
-    long admitted = tide_task_admit(rt, inline_now && rt->threads == 1);
-    rt->phase_tasks = admitted < 0 ? -admitted : admitted;
-    bool dealt = admitted < 0 || (inline_now && admitted > 0 && tide_workers_deal(rt));
+    long n;
+    tide_task *admitted = tide_task_admit(rt, &n);
+    rt->phase_tasks = n;
+    bool dealt = inline_now && n > 0 && rt->threads == 1 && tide_workers_deal_lone(rt, admitted, n);
+    if (!dealt) {
+        tide_queue_push_list_locked(&rt->local, admitted);
+        dealt = inline_now && n > 0 && tide_workers_deal(rt);
+    }
     pthread_mutex_unlock(&rt->local.lock);
     atomic_fetch_add(&rt->outstanding, rt->phase_tasks);
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
@@ -434,8 +439,9 @@ int tide_finalize(void)
     int objects_rc = rt->finalize_layer ? rt->finalize_layer() : TIDE_OK;
     /* Tasks submitted after the last taskwait never ran: say so rather than drop them quietly. */
     long leftover = 0;
+    long admitted; /* (the pops below count them, with anything else still queued) */
     pthread_mutex_lock(&rt->local.lock);
-    tide_task_admit(rt, false);
+    tide_queue_push_list_locked(&rt->local, tide_task_admit(rt, &admitted));
     pthread_mutex_unlock(&rt->local.lock);
     for (tide_task *t; (t = tide_queue_pop_front(&rt->local)); leftover++)
         tide_task_free(t);

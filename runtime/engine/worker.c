@@ -174,8 +174,8 @@ static void wait_for_work(tide_rt *rt, int target)
  * phase's tasks (no comm thread offloads them, none arrive), so it runs them in queue order
  * with a plain increment a task, where popping them took the queue's lock and unlinked each
  * (152 instructions of a one-task phase, Task Bench's `stencil_1d` on one rank). Where their
- * priorities are alike the admission writes them into the share (tide_workers_lone_share)
- * without queueing them. In a protocol
+ * priorities are alike the admitted tasks go into the share without the queue
+ * (tide_workers_deal_lone). In a protocol
  * phase every worker pops one task at a time: a task left in the queue may still be offloaded. */
 enum { DEAL_MIN = 4 };
 
@@ -199,13 +199,22 @@ static bool deal_alloc(tide_rt *rt)
     return true;
 }
 
-tide_deal *tide_workers_lone_share(tide_rt *rt, long n)
+bool tide_workers_deal_lone(tide_rt *rt, tide_task *first, long n)
 {
-    if (!deal_alloc(rt) || !deal_room(&rt->deal[0], n)) return NULL;
+    /* Every phase leaves the queue empty; a task still there would not be in the share. */
+    if (atomic_load_explicit(&rt->local.count, memory_order_relaxed) != 0) return false;
+    if (!deal_alloc(rt) || !deal_room(&rt->deal[0], n)) return false;
     tide_deal *d = &rt->deal[0];
     d->n = 0;
+    for (tide_task *t = first; t; t = t->next) {
+        if (t->priority != first->priority) { /* the queue orders them */
+            d->n = 0;
+            return false;
+        }
+        d->at[d->n++] = t;
+    }
     atomic_store_explicit(&d->next, 0, memory_order_relaxed);
-    return d;
+    return true;
 }
 
 bool tide_workers_deal(tide_rt *rt)
