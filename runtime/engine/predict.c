@@ -2,7 +2,7 @@
  * (runtime/core, tide_core_feed.h): the feed decides what the model is fed and asked; this file
  * supplies the numbers. With a model that sees task features (`task`, `auto`, a tool's) the
  * features of every own task and its measured time are collected: features as the phase
- * queues its tasks (task.c: tide_task_admit), times when the task completes, wherever it ran. The
+ * admits its tasks (task.c: tide_task_admit), times when the task completes, wherever it ran. The
  * model trains after the workers are released, so training overlaps the next phase. The core
  * frequency (a phase feature) and the application's cost hints are this driver's own. */
 #define _GNU_SOURCE
