@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static _Thread_local char last_message[512];
 
@@ -63,11 +62,4 @@ _Noreturn void tide_fatal(const char *fmt, ...)
     fflush(stderr);
     if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, 70);
     abort();
-}
-
-double tide_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

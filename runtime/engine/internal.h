@@ -31,7 +31,14 @@ int tide_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * malformed messages from other ranks, where continuing could corrupt application data. */
 _Noreturn void tide_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-double tide_now(void); /* monotonic seconds */
+/* ---- the clock (clock.c) --------------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC's seconds; from the TSC where tide_clock_setup chose it. Any thread. */
+double tide_now(void);
+/* TIDE_CLOCK (tide_clock_mode): chooses how tide_now reads, at init before the runtime's threads
+ * start. TIDE_ERR_CONFIG (why in err) where `tsc` was asked for and cannot be trusted here. */
+int tide_clock_setup(int mode, char *err, size_t len);
+const char *tide_clock_name(void); /* "tsc" or "monotonic": what tide_now reads */
 
 /* ---- configuration (config.c) ---------------------------------------------------------------- */
 

@@ -315,23 +315,24 @@ static void json_config(FILE *f, const tide_config *cfg, const tide_phase_log *l
     const int nranks = log->nranks, threads = log->threads;
     fprintf(f, "  \"config\": {\"lb\": ");
     tide_json_string(f, cfg->lb);
-    fprintf(
-        f,
-        ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, "
-        "\"max_inflight\": %llu, \"pack_max\": %llu, \"round_us\": %d, \"seed\": %llu,\n"
-        "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
-        "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
-        "\"pred_guard\": %g, \"pred_spike\": %g, "
-        "\"node_workers\": %d, \"node_cores\": %d, \"node_ranks\": %d, "
-        "\"phase_driver\": \"%s\", \"phase_coll\": \"%s\", \"wait_progress\": \"%s\", "
-        "\"version\": \"%d.%d\"},\n",
-        tide_offload_name(cfg->offload), nranks, threads, (unsigned long long)cfg->max_inflight,
-        (unsigned long long)cfg->pack_max, cfg->round_us, (unsigned long long)cfg->seed,
-        cfg->pred.kind, cfg->pred.window, cfg->pred.train, cfg->pred.retrain_err,
-        tide_solver_name(cfg->pred.solver), cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model",
-        cfg->pred.guard, cfg->pred.spike, node->workers, node->cores, node->ranks,
-        tide_lb_inline_phases(cfg, nranks) ? "application" : "comm", log->node_coll ? "shm" : "mpi",
-        tide_wait_progress_name(cfg->wait_progress), TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
+    fprintf(f,
+            ", \"offload\": \"%s\", \"ranks\": %d, \"threads\": %d, "
+            "\"max_inflight\": %llu, \"pack_max\": %llu, \"round_us\": %d, \"seed\": %llu,\n"
+            "    \"pred_model\": \"%s\", \"pred_window\": %d, \"pred_train\": %d, "
+            "\"pred_retrain_err\": %g, \"pred_solver\": \"%s\", \"pred_select\": \"%s\", "
+            "\"pred_guard\": %g, \"pred_spike\": %g, "
+            "\"node_workers\": %d, \"node_cores\": %d, \"node_ranks\": %d, "
+            "\"phase_driver\": \"%s\", \"phase_coll\": \"%s\", \"wait_progress\": \"%s\", "
+            "\"clock\": \"%s\", \"version\": \"%d.%d\"},\n",
+            tide_offload_name(cfg->offload), nranks, threads, (unsigned long long)cfg->max_inflight,
+            (unsigned long long)cfg->pack_max, cfg->round_us, (unsigned long long)cfg->seed,
+            cfg->pred.kind, cfg->pred.window, cfg->pred.train, cfg->pred.retrain_err,
+            tide_solver_name(cfg->pred.solver),
+            cfg->pred.select == TIDE_SELECT_AUTO ? "auto" : "model", cfg->pred.guard,
+            cfg->pred.spike, node->workers, node->cores, node->ranks,
+            tide_lb_inline_phases(cfg, nranks) ? "application" : "comm",
+            log->node_coll ? "shm" : "mpi", tide_wait_progress_name(cfg->wait_progress),
+            tide_clock_name(), TIDE_VERSION_MAJOR, TIDE_VERSION_MINOR);
     fprintf(f, "  \"lb_knobs\": {");
     for (int k = 0; tide_config_lb_knob_name(k); k++)
         fprintf(f, "%s\"%s\": %.9g", k ? ", " : "", tide_config_lb_knob_name(k), cfg->lb_knob[k]);

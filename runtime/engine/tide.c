@@ -291,8 +291,14 @@ int tide_init_comm(MPI_Comm comm, int *argc, char ***argv)
     char err[512], warn[512];
     rc = tide_config_load(&rt->cfg, err, sizeof err, warn, sizeof warn);
     if (rc != TIDE_OK) tide_fail(rc, "%s", err);
+    if (rc == TIDE_OK) {
+        rc = tide_clock_setup(rt->cfg.clock, err, sizeof err);
+        if (rc != TIDE_OK) tide_fail(rc, "%s", err);
+    }
     rc = agree(rt, rc, TIDE_ERR_CONFIG);
     if (rc == TIDE_OK && rt->rank == 0 && warn[0]) fprintf(stderr, "tide: warning: %s\n", warn);
+    if (rc == TIDE_OK && rt->cfg.verbose)
+        fprintf(stderr, "tide: rank %d: clock %s\n", rt->rank, tide_clock_name());
     if (rc == TIDE_OK) rc = agree(rt, open_outputs(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_trace_create(rt), TIDE_ERR_CONFIG);
     if (rc == TIDE_OK) rc = agree(rt, tide_comm_cpu_check(rt), TIDE_ERR_CONFIG);

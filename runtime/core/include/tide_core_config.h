@@ -38,6 +38,9 @@ typedef enum {
     TIDE_WAIT_PROGRESS_COMM = 2
 } tide_wait_progress_mode;
 
+/* TIDE_CLOCK (tide_config.clock), in the order of its choices. */
+typedef enum { TIDE_CLOCK_AUTO = 0, TIDE_CLOCK_TSC = 1, TIDE_CLOCK_MONOTONIC = 2 } tide_clock_mode;
+
 /* TIDE_PHASE_COLL (tide_config.phase_coll), in the order of its choices. */
 typedef enum { TIDE_PHASE_COLL_AUTO = 0, TIDE_PHASE_COLL_MPI = 1 } tide_phase_coll_mode;
 
@@ -66,6 +69,7 @@ typedef struct tide_config {
     int plan_gate;         /* TIDE_PLAN_GATE: tide_plan_gate_mode */
     int phase_coll;        /* TIDE_PHASE_COLL: tide_phase_coll_mode */
     int wait_progress;     /* TIDE_WAIT_PROGRESS: tide_wait_progress_mode */
+    int clock;             /* TIDE_CLOCK: tide_clock_mode */
     int predict;           /* TIDE_PREDICT: tide_predict_mode */
     int sync_every;        /* TIDE_SYNC_EVERY: inline phases per agreement collective */
     /* The task strategies' knobs, in tide_lb_all_knobs() order (TIDE_WS_THRESHOLD, ...). */

@@ -23,6 +23,7 @@ static const char *const plan_gate_names[] = {"auto", "off", "alternate", NULL};
 static const char *const predict_names[] = {"auto", "on", NULL};
 static const char *const phase_coll_names[] = {"auto", "mpi", NULL};
 static const char *const wait_progress_names[] = {"auto", "app", "comm", NULL};
+static const char *const clock_names[] = {"auto", "tsc", "monotonic", NULL};
 
 const char *tide_offload_name(tide_offload_kind k)
 {
@@ -204,6 +205,20 @@ static const tide_knob runtime_rows[] = {
              "comm loop's turns\"). Phases the application thread runs inline "
              "(`TIDE_PHASE_DRIVER`) have no such turns",
      FIELD(wait_progress)},
+    {.name = "TIDE_CLOCK",
+     .kind = TIDE_KNOB_CHOICE,
+     .def = "auto",
+     .choices = clock_names,
+     .help = "how the runtime reads the time (phase and task durations, the load model's "
+             "samples, statistics, traces): always CLOCK_MONOTONIC's seconds. `auto`: from the "
+             "CPU's time-stamp counter where the kernel's clocksource is `tsc` and /proc/cpuinfo "
+             "has `constant_tsc` and `nonstop_tsc` (10 ns a reading against clock_gettime's "
+             "27 ns; each thread re-reads CLOCK_MONOTONIC every millisecond, so the two agree to "
+             "tens of nanoseconds: docs/internals.md, \"The clock\"), else clock_gettime; "
+             "`tsc`: the counter, and an error at init where those conditions do not hold; "
+             "`monotonic`: clock_gettime at every reading. `TIDE_VERBOSE=1` names the clock "
+             "chosen",
+     FIELD(clock)},
     {.name = "TIDE_PREDICT",
      .kind = TIDE_KNOB_CHOICE,
      .def = "auto",
