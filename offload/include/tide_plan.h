@@ -230,6 +230,7 @@ typedef struct tide_drain {
     double last_done;   /* when this phase's last task message completed; 0: none */
     double rate[TIDE_DRAIN_PHASES]; /* bytes/s of the last phases that measured one (0: none) */
     int next;                       /* where the next phase's rate goes */
+    double best;                    /* the highest of rate[] (tide_drain_rate) */
 } tide_drain;
 
 /* Tasks of a plan wait to be posted: a burst begins (or goes on). Only a plan's burst is

@@ -251,12 +251,11 @@ void tide_drain_completed(tide_drain *d, double len, double now, bool burst)
 
 double tide_drain_rate(const tide_drain *d)
 {
-    double best = 0;
-    for (int i = 0; i < TIDE_DRAIN_PHASES; i++) /* rates are never NaN: no libm call */
-        if (d->rate[i] > best) best = d->rate[i];
-    return best;
+    return d->best;
 }
 
+/* Only a phase that measured a rate changes the best (a phase of a fine-grained run, which sends
+ * nothing, looks at none of them). */
 double tide_drain_phase_end(tide_drain *d, double now, double *last_done)
 {
     if (d->burst) { /* a burst still running at the phase end: counted so far, and goes on */
@@ -266,10 +265,13 @@ double tide_drain_phase_end(tide_drain *d, double now, double *last_done)
     if (d->bytes > 0 && d->time > 0) {
         d->rate[d->next] = d->bytes / d->time;
         d->next = (d->next + 1) % TIDE_DRAIN_PHASES;
+        d->best = 0;
+        for (int i = 0; i < TIDE_DRAIN_PHASES; i++) /* rates are never NaN: no libm call */
+            if (d->rate[i] > d->best) d->best = d->rate[i];
     }
     *last_done = d->last_done;
     d->time = d->bytes = d->last_done = 0;
-    return tide_drain_rate(d);
+    return d->best;
 }
 
 void tide_plan_freeze(double *w, long n, const long *queued, long nq, double budget)

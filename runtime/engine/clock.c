@@ -36,8 +36,10 @@
  * times the closest pair's at init, whichever is more) was interrupted between them: it is not an
  * anchor (an anchor is off by up to half of it). */
 #define PAIR_MAX_S 0.5e-6
-/* init's calibration: two pairs this far apart (the rate to 1e-4 at worst, about 1e-5) */
+/* init's calibration: the closest of CALIBRATE_TRIES pairs, and again CALIBRATE_S later (the rate
+ * to about 1e-5) */
 #define CALIBRATE_S 2e-3
+#define CALIBRATE_TRIES 64
 /* anchors this long after init refine the rate (to 5e-7 at worst) */
 #define REFINE_S 1.0
 
@@ -78,13 +80,13 @@ static inline uint64_t ticks(void)
 #endif
 
 /* Both clocks at one moment, the monotonic reading between two TSC readings at most `max_ticks`
- * apart (0: any); false where they were further apart (this thread was interrupted). */
+ * apart; false where they were further apart (this thread was interrupted). */
 static bool read_pair(uint64_t max_ticks, uint64_t *tsc, double *t)
 {
     uint64_t a = ticks();
     double m = monotonic();
     uint64_t b = ticks();
-    if (max_ticks && b - a > max_ticks) return false;
+    if (b - a > max_ticks) return false;
     *tsc = a + (b - a) / 2;
     *t = m;
     return true;
@@ -160,33 +162,33 @@ static bool tsc_trusted(char *why, size_t len)
     return !lacks;
 }
 
-/* A pair despite interruptions: a few tries within the limit, else any. */
-static void pair_within(uint64_t max_ticks, uint64_t *tsc, double *t)
+/* The closest pair of CALIBRATE_TRIES (an interruption only widens a pair); its width in *span. */
+static void closest_pair(uint64_t *tsc, double *t, uint64_t *span)
 {
-    for (int i = 0; i < 1000; i++)
-        if (read_pair(max_ticks, tsc, t)) return;
-    read_pair(0, tsc, t);
+    *span = UINT64_MAX;
+    for (int i = 0; i < CALIBRATE_TRIES; i++) {
+        uint64_t a = ticks();
+        double m = monotonic();
+        uint64_t b = ticks();
+        if (b - a < *span) {
+            *span = b - a;
+            *tsc = a + (b - a) / 2;
+            *t = m;
+        }
+    }
 }
 
 /* The rate from two pairs CALIBRATE_S apart; the limits in ticks from it. */
 static void calibrate(void)
 {
-    uint64_t a, b, limit = 0;
-    double ta, tb;
-    /* an uninterrupted pair's readings: the closest of a few, with room */
-    for (int i = 0; i < 8; i++) {
-        read_pair(0, &a, &ta);
-        uint64_t x = ticks();
-        (void)monotonic();
-        uint64_t span = ticks() - x;
-        if (i == 0 || span < limit) limit = span;
-    }
-    limit = 4 * limit + 64;
-    pair_within(limit, &a, &ta);
+    uint64_t a = 0, b = 0, span_a, span_b;
+    double ta = 0, tb = 0;
+    closest_pair(&a, &ta, &span_a);
     struct timespec pause = {0, (long)(CALIBRATE_S * 1e9)};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
         ;
-    pair_within(limit, &b, &tb);
+    closest_pair(&b, &tb, &span_b);
+    uint64_t limit = 4 * (span_a < span_b ? span_a : span_b) + 64;
     double s = b > a && tb > ta ? (tb - ta) / (double)(b - a) : 0;
     if (!(s > 0)) tide_fatal("the TSC did not advance over %g s of CLOCK_MONOTONIC", tb - ta);
     tsc0 = a;

@@ -671,7 +671,9 @@ struct tide_rt {
      * the workers start (here, in a hole beside inline_now, whose line they read then anyway:
      * tide_rt's layout moves a 2-worker fine-grained step by 5-18%, performance.md section 14). */
     bool dealt;
-    atomic_int inline_ended; /* inline phases the comm thread's protocol has not counted yet */
+    /* inline phases ended so far: written by the thread that runs them alone (a plain store, no
+     * locked instruction), read by the comm thread, which counts the new ones (phase.c); wraps */
+    atomic_uint inline_ended;
     /* Written where a phase ends (tide_plan_gate_end) and when tide_taskwait returns
      * (tide_plan_gate_ended), read by the next tide_taskwait and the next record. */
     tide_plan_gate gate;

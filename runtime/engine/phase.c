@@ -67,7 +67,8 @@ typedef enum coll_kind { COLL_NONE, COLL_GATHER, COLL_SUMS, COLL_BARRIER } coll_
 
 struct tide_protocol {
     tide_rt *rt;
-    tide_proto proto; /* the protocol's decisions and this rank's status (runtime/core) */
+    unsigned inline_folded; /* rt->inline_ended when fold_inline last counted them */
+    tide_proto proto;       /* the protocol's decisions and this rank's status (runtime/core) */
     /* The protocol's collective in flight (one at a time): MPI's on coll_req, or through the
      * node's shared memory (node) of kind `pending` into `into` (`doubles` a rank). */
     MPI_Request coll_req;
@@ -510,7 +511,9 @@ void tide_protocol_inline_end(tide_protocol *cs)
     }
     /* The phase ran outside the core's state machine, which the comm thread alone steps: it
      * counts the phase at its next turn (fold_inline). */
-    atomic_fetch_add_explicit(&rt->inline_ended, 1, memory_order_release);
+    atomic_store_explicit(&rt->inline_ended,
+                          atomic_load_explicit(&rt->inline_ended, memory_order_relaxed) + 1,
+                          memory_order_release);
     phase_close(cs, rt->phase + 1, true, &cs->inline_all[0]);
     tide_predict_observe(rt, mine->L, rt->phase + 1);
 }
@@ -518,7 +521,9 @@ void tide_protocol_inline_end(tide_protocol *cs)
 /* The comm thread counts the inline phases into the core's phases (the step numbers). */
 static void fold_inline(tide_protocol *cs)
 {
-    cs->proto.nphases += atomic_exchange_explicit(&cs->rt->inline_ended, 0, memory_order_acquire);
+    unsigned ended = atomic_load_explicit(&cs->rt->inline_ended, memory_order_acquire);
+    cs->proto.nphases += (int)(ended - cs->inline_folded); /* fewer than 2^31 between turns */
+    cs->inline_folded = ended;
 }
 
 /* One turn: the core decides (runtime/core/src/proto.c), this file does: MPI, the clock, the
