@@ -813,6 +813,14 @@ bool tide_workers_deal_lone(tide_rt *rt, tide_task *first, long n);
 /* Counts one own task of the phase as complete (it ran here, or its result was applied);
  * returns how many remain. Aborts if a task would complete twice. */
 long tide_task_completed(tide_rt *rt);
+/* rt->outstanding += d; the new count. `alone`: one thread admits, runs and completes every task
+ * of the phase (a lone worker's inline phase: none arrives, the comm thread only reads the
+ * count), so a load and a store, where an atomic add is a locked instruction. */
+static inline long tide_outstanding_add(tide_rt *rt, bool alone, long d)
+{
+    return alone ? tide_locked_add(&rt->outstanding, d) + d
+                 : atomic_fetch_add_explicit(&rt->outstanding, d, memory_order_acq_rel) + d;
+}
 /* Executes one task and accounts for it. The task's time starts at since, the reading that ended
  * what this worker did just before (its previous task, with only that task's bookkeeping and the
  * queue's pop between them), or where since is 0 at a reading of its own: a worker going from

@@ -392,12 +392,7 @@ int tide_taskwait(void)
         dealt = inline_now && n > 0 && tide_workers_deal(rt);
     }
     pthread_mutex_unlock(&rt->local.lock);
-    /* As tide_task_completed counts them down: a lone worker's inline phase has no other thread
-     * that completes a task */
-    if (inline_now && rt->threads == 1)
-        tide_locked_add(&rt->outstanding, n);
-    else
-        atomic_fetch_add(&rt->outstanding, n);
+    tide_outstanding_add(rt, inline_now && rt->threads == 1, n); /* as tide_task_completed */
     memset(rt->slots, 0, (size_t)rt->threads * sizeof *rt->slots);
     rt->phase_start = tide_now();
     /* (read by the workers, which the pool's lock or this thread orders after it) */

@@ -9,12 +9,8 @@
 
 long tide_task_completed(tide_rt *rt)
 {
-    /* A lone worker in an inline phase is the only thread that counts the phase's tasks down
-     * (none left, none arrives, the comm thread only reads the count): a load and a store, where
-     * an atomic subtraction is a locked instruction a task. */
     bool alone = rt->threads == 1 && atomic_load_explicit(&rt->inline_now, memory_order_relaxed);
-    long left = alone ? tide_locked_add(&rt->outstanding, -1) - 1
-                      : atomic_fetch_sub_explicit(&rt->outstanding, 1, memory_order_release) - 1;
+    long left = tide_outstanding_add(rt, alone, -1);
     if (left < 0) tide_fatal("a task completed twice (outstanding count %ld)", left);
     return left;
 }
