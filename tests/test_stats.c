@@ -524,6 +524,50 @@ static void reduced_sums(void)
     tide_stats_free(&red);
 }
 
+/* A lone rank's phases added straight from its records (phase.c's inline phases on one rank)
+ * give the same bits as its sums added (what a rank of several adds): the running totals, the
+ * terms that are not sums, and each phase's statistics. 300 phases with predictions, plans,
+ * replicas, gate tails and both kinds of phase. */
+static void lone_rank_records(void)
+{
+    tide_phase_log via_sums = log_of(1), direct = log_of(1);
+    via_sums.keep_all = direct.keep_all = false;
+    for (int k = 0; k < 300; k++) {
+        double w = 0.001 * (1 + (k * 7) % 13);
+        tide_rank_record r = rec(w, 1.75 * w, 0.0002 * (1 + k % 5), 3 + k % 4, 0, 0, 0);
+        r.time = w + 0.00003 * (k % 3);
+        r.L_pred = k % 9 == 0 ? -1 : 1.1 * w, r.L_unc = 0.0002;
+        r.pred_source = k % 2 ? TIDE_SRC_MODEL : TIDE_SRC_MEDIAN;
+        r.pred_model = TIDE_FEED_MODEL_TASK;
+        r.plan_limit = k % 4 == 0 ? -1 : k % TIDE_LB_LIMIT_COUNT;
+        r.replicated = k % 6 == 0;
+        r.gate_tail = 0.0001 * (k % 7);
+        r.threads = k % 5 == 0 ? 0 : 2; /* 0: the log's threads */
+        r.protocol = k % 3 == 0;
+        if (k % 11 == 0) r.L = 0; /* no relative error */
+        tide_phase_sums sums;
+        tide_phase_sums_of(&r, 2, &sums);
+        sums.step_hi = k + 1, sums.step_neg = -(k + 1); /* as phase.c's fused_exchange */
+        tide_phase_stats a, b;
+        CHECK_OK(tide_stats_add_sums(&via_sums, &sums, &r, &a));
+        tide_stats_add_lone(&direct, &r, &b);
+        CHECK(memcmp(&a, &b, sizeof a) == 0, "phase %d: the statistics differ", k);
+    }
+    /* the steps aside: fused_exchange's, which a lone rank does not need */
+    CHECK(memcmp(&via_sums.sum, &direct.sum, offsetof(tide_phase_sums, step_hi)) == 0,
+          "the running sums differ");
+    CHECK(via_sums.ideal == direct.ideal && via_sums.unbalanced == direct.unbalanced &&
+              via_sums.inline_phases == direct.inline_phases &&
+              via_sums.nphases == direct.nphases && direct.nphases == 300,
+          "the terms that are not sums differ");
+    tide_run_totals t = tide_stats_totals(&direct);
+    CHECK(t.predicted == 266 && t.planned == 225 && t.replicated == 50 && t.inline_phases == 200,
+          "%ld predictions, %ld plans, %lld replicas, %ld inline phases", t.predicted, t.planned,
+          (long long)t.replicated, t.inline_phases);
+    tide_stats_free(&via_sums);
+    tide_stats_free(&direct);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--json") == 0) {
@@ -542,6 +586,7 @@ int main(int argc, char **argv)
     finalize_lines();
     last_phase_only();
     reduced_sums();
+    lone_rank_records();
     printf("stats formulas: R_imb, ideal, W_avg, the counts and the verdict equal the hand "
            "values\n");
     return 0;

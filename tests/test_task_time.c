@@ -42,6 +42,18 @@ int main(int argc, char **argv)
         CHECK_OK(tide_stats_last_phase(&st));
         CHECK(st.tasks_self == TASKS, "phase %d: %lld tasks", p, (long long)st.tasks_self);
         CHECK(st.L_self > 0 && st.W_self > 0, "phase %d: L %g W %g", p, st.L_self, st.W_self);
+        /* one rank: the phase's numbers over the ranks are its own (phase.c's lone-rank record,
+         * stats.c's tide_stats_add_lone, where nothing keeps the records) */
+        CHECK(st.phase == p && st.tasks == TASKS && st.offloaded == 0 && st.bytes_moved == 0,
+              "phase %d: numbered %d, %lld tasks, %lld offloaded, %lld bytes", p, st.phase,
+              (long long)st.tasks, (long long)st.offloaded, (long long)st.bytes_moved);
+        CHECK(st.W_max == st.W_self && st.W_avg == st.W_self && st.L_total == st.L_self &&
+                  st.R_imb == 0,
+              "phase %d: W_max %g, W_avg %g, W %g; L_total %g, L %g; R_imb %g", p, st.W_max,
+              st.W_avg, st.W_self, st.L_total, st.L_self, st.R_imb);
+        CHECK(st.ideal >= st.L_self / threads - 1e-12 && st.time >= st.W_self - 1e-12,
+              "phase %d: ideal %g, time %g, L %g, W %g", p, st.ideal, st.time, st.L_self,
+              st.W_self);
         if (exact)
             CHECK(fabs(st.L_self - st.W_self) <= 1e-9,
                   "phase %d: L %.9f s, W %.9f s: time between "

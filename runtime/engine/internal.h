@@ -497,6 +497,9 @@ int tide_stats_add_phase(tide_phase_log *log, const tide_rank_record *all, int m
  * no records (not keep_all). */
 int tide_stats_add_sums(tide_phase_log *log, const tide_phase_sums *sums,
                         const tide_rank_record *mine, tide_phase_stats *out);
+/* The same for a lone rank (nranks 1, not keep_all), whose record is its phase's sums: added
+ * field by field, without the sums between (the same totals and statistics, test_stats). */
+void tide_stats_add_lone(tide_phase_log *log, const tide_rank_record *r, tide_phase_stats *out);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
 tide_run_totals tide_stats_totals(const tide_phase_log *log);

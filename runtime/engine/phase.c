@@ -498,13 +498,18 @@ void tide_protocol_inline_end(tide_protocol *cs)
 {
     tide_rt *rt = cs->rt;
     if (own_open(rt) != 0) tide_fatal("an inline phase ends with %ld own tasks open", own_open(rt));
-    if (cs->held == 0) cs->held_first = rt->phase + 1;
-    tide_rank_record *mine = &cs->held_mine[cs->held++];
+    /* A lone rank's phase is its own: no collective, no steps to compare, its record its sums
+     * (where nothing keeps records, and no gate reads the sums). */
+    const bool lone = rt->size == 1 && !rt->log.gather && !rt->gate.on;
+    if (!lone && cs->held == 0) cs->held_first = rt->phase + 1;
+    tide_rank_record *mine = &cs->held_mine[lone ? 0 : cs->held++];
     /* A lone worker ran every task, the last one just before: the reading that ended it ends
      * the phase (worker.c). */
     fill_record(cs, mine, rt->threads == 1 && rt->slots[0].executed ? rt->slots[0].last_done : 0);
-    /* Where the gate is on, every == 1: the gate takes this phase's agreed numbers below. */
-    if (cs->held == cs->every) {
+    if (lone) {
+        tide_stats_add_lone(&rt->log, mine, &rt->last);
+    } else if (cs->held == cs->every) {
+        /* Where the gate is on, every == 1: the gate takes this phase's agreed numbers below. */
         fused_exchange(cs);
         log_held(cs);
         cs->held = 0;

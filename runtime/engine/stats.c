@@ -60,40 +60,59 @@ static inline double max_of(double a, double b)
     return b > a ? b : a;
 }
 
-/* tide_phase_sums_of sets each field by name (a memset of the whole, or a compound literal,
+/* fold_record sets (or adds) each field by name (a memset of the whole, or a compound literal,
  * compiles to a string instruction that costs more than the stores): a new field needs its line
  * there, and this count its term. */
 _Static_assert(TIDE_PHASE_SUMS_DOUBLES == 20 + TIDE_SERVED_EXACT + TIDE_LB_LIMIT_COUNT,
                "tide_phase_sums has a field that tide_phase_sums_of does not set");
 
-void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums *out)
+/* One rank's record folded into sums: set (add false: tide_phase_sums_of) or added to them (add
+ * true: a lone rank's record straight into the run's totals, tide_stats_add_lone, the same bits as
+ * its sums added). One definition for both, so that they cannot drift apart. Returns the record's
+ * own load per worker. */
+static inline __attribute__((always_inline)) double
+fold_record(tide_phase_sums *out, const tide_rank_record *r, int threads, bool add)
 {
+#define FOLD(field, value) (out->field = add ? out->field + (value) : (value))
     prediction_error e = {0};
     add_error(&e, r);
     if (r->threads > 0) threads = (int)r->threads;
-    out->W = r->W;
-    out->L = r->L;
-    out->tasks = r->tasks;
-    out->offloaded = r->offloaded;
-    out->bytes = r->bytes_sent;
-    out->replicated = r->replicated;
-    out->sq_err = e.sq, out->n_err = e.n, out->ape_err = e.ape, out->n_ape = e.n_ape;
+    FOLD(W, r->W);
+    FOLD(L, r->L);
+    FOLD(tasks, r->tasks);
+    FOLD(offloaded, r->offloaded);
+    FOLD(bytes, r->bytes_sent);
+    FOLD(replicated, r->replicated);
+    FOLD(sq_err, e.sq);
+    FOLD(n_err, e.n);
+    FOLD(ape_err, e.ape);
+    FOLD(n_ape, e.n_ape);
     /* one-hot: the arrays cleared in a few vector stores, then the one set (a loop of
      * comparisons cost 75 instructions a phase) */
-    memset(out->served, 0, sizeof out->served);
+    if (!add) {
+        memset(out->served, 0, sizeof out->served);
+        memset(out->limits, 0, sizeof out->limits);
+    }
     int k = served_kind(r);
-    if (k >= 0) out->served[k] = 1;
-    memset(out->limits, 0, sizeof out->limits);
+    if (k >= 0) FOLD(served[k], 1);
     int lim = (int)r->plan_limit;
-    if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) out->limits[lim] = 1;
-    out->L_ns = (double)(int64_t)(r->L * 1e9 + 0.5); /* L >= 0; no libm call in a 1 us phase */
-    out->workers = threads;
-    out->predicted = r->L_pred >= 0;
-    out->W_max = r->W;
-    out->task_max = r->task_max;
-    out->time = r->time;
-    out->gate_tail = r->gate_tail;
-    out->own_load = threads > 0 ? r->L / threads : 0;
+    if (lim >= 0 && lim < TIDE_LB_LIMIT_COUNT) FOLD(limits[lim], 1);
+    FOLD(L_ns, (double)(int64_t)(r->L * 1e9 + 0.5)); /* L >= 0; no libm call in a 1 us phase */
+    FOLD(workers, threads);
+    FOLD(predicted, r->L_pred >= 0);
+    FOLD(W_max, r->W);
+    FOLD(task_max, r->task_max);
+    FOLD(time, r->time);
+    FOLD(gate_tail, r->gate_tail);
+    double own_load = threads > 0 ? r->L / threads : 0;
+    FOLD(own_load, own_load);
+#undef FOLD
+    return own_load;
+}
+
+void tide_phase_sums_of(const tide_rank_record *r, int threads, tide_phase_sums *out)
+{
+    fold_record(out, r, threads, false);
     out->step_hi = out->step_neg = 0;
 }
 
@@ -184,14 +203,27 @@ _Static_assert(sizeof(tide_phase_stats) ==
                "tide_phase_stats has a field that stats_of does not set");
 
 /* A phase's ideal time: its load spread over every worker, or its longest task. */
-static double ideal_of(const tide_phase_sums *s, int nranks, int threads)
+static double ideal_time(double L, double task_max, int nranks, int threads)
 {
-    return max_of(s->L / ((double)nranks * threads), s->task_max);
+    return max_of(L / ((double)nranks * threads), task_max);
+}
+
+/* What a phase's statistics read of its numbers over the ranks: its sums' (phase_of), or a lone
+ * rank's record (tide_stats_add_lone). */
+typedef struct phase_numbers {
+    double W, W_max, L, tasks, offloaded, bytes, time, ideal;
+} phase_numbers;
+
+static inline phase_numbers phase_of(const tide_phase_sums *s, int nranks, int threads)
+{
+    return (phase_numbers){
+        s->W,         s->W_max, s->L,    s->tasks,
+        s->offloaded, s->bytes, s->time, ideal_time(s->L, s->task_max, nranks, threads)};
 }
 
 /* Phase `phase`'s statistics from its numbers over the ranks and rank me's record. */
-static void stats_of(const tide_phase_sums *s, const tide_rank_record *mine, int phase, int nranks,
-                     int threads, tide_phase_stats *out)
+static inline void stats_of(const phase_numbers *s, const tide_rank_record *mine, int phase,
+                            int nranks, tide_phase_stats *out)
 {
     memset(out, 0, offsetof(tide_phase_stats, W_max)); /* phase and the padding after it */
     out->phase = phase;
@@ -202,7 +234,7 @@ static void stats_of(const tide_phase_sums *s, const tide_rank_record *mine, int
     out->offloaded = (int64_t)s->offloaded;
     out->bytes_moved = (int64_t)s->bytes;
     out->R_imb = out->W_avg > 0 ? out->W_max / out->W_avg - 1 : 0;
-    out->ideal = ideal_of(s, nranks, threads);
+    out->ideal = s->ideal;
     /* The phase lasts until its last rank leaves tide_taskwait: under `none` no termination
      * protocol holds a light rank 0 until the heavy ranks finish, so its own time would not do. */
     out->time = s->time;
@@ -221,25 +253,47 @@ void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int m
     const tide_rank_record *r = phase_records(log, phase);
     tide_phase_sums s;
     tide_phase_sums_of_all(r, log->nranks, log->threads, &s);
-    stats_of(&s, &r[me], phase, log->nranks, threads, out);
+    phase_numbers n = phase_of(&s, log->nranks, threads);
+    stats_of(&n, &r[me], phase, log->nranks, out);
+}
+
+/* The terms of the running totals that are not sums of the phases' sums, and the phase's
+ * statistics. */
+static inline void phase_logged(tide_phase_log *log, const phase_numbers *n, double own_load,
+                                const tide_rank_record *mine, tide_phase_stats *out)
+{
+    log->ideal += n->ideal;
+    /* A rank whose own load fits within the ideal still needs the ideal's time. */
+    log->unbalanced += max_of(own_load, n->ideal);
+    log->inline_phases += mine->protocol == 0; /* the same on every rank */
+    if (out) stats_of(n, mine, log->nphases, log->nranks, out);
+    log->nphases++;
 }
 
 /* The phase into the running totals, in phase order: every field of its sums added in one
  * vector loop, and the terms that are not sums (adding the totals field by field from the
  * phase's statistics cost 137 instructions a phase, 40 of them for the served and limit
- * counts; a one-rank Task Bench `stencil_1d` phase costs Tide about 1,900). */
+ * counts). */
 static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tide_rank_record *mine,
                      tide_phase_stats *out)
 {
     _Static_assert(TIDE_PHASE_SUMS_DOUBLES % 2 == 0, "add_doubles adds pairs");
     add_doubles((double *)&log->sum, (const double *)sums, TIDE_PHASE_SUMS_DOUBLES);
-    double ideal = ideal_of(sums, log->nranks, log->threads);
-    log->ideal += ideal;
-    /* A rank whose own load fits within the ideal still needs the ideal's time. */
-    log->unbalanced += max_of(sums->own_load, ideal);
-    log->inline_phases += mine->protocol == 0; /* the same on every rank */
-    if (out) stats_of(sums, mine, log->nphases, log->nranks, log->threads, out);
-    log->nphases++;
+    phase_numbers n = phase_of(sums, log->nranks, log->threads);
+    phase_logged(log, &n, sums->own_load, mine, out);
+}
+
+void tide_stats_add_lone(tide_phase_log *log, const tide_rank_record *r, tide_phase_stats *out)
+{
+    if (log->keep_all || log->nranks != 1)
+        tide_fatal("internal: a lone rank's record given to a log that keeps records or has %d "
+                   "ranks",
+                   log->nranks);
+    double own_load = fold_record(&log->sum, r, log->threads, true);
+    phase_numbers n = {
+        r->W,         r->W,          r->L,    r->tasks,
+        r->offloaded, r->bytes_sent, r->time, ideal_time(r->L, r->task_max, 1, log->threads)};
+    phase_logged(log, &n, own_load, r, out);
 }
 
 /* The totals of the phases so far, from the running sums. */
