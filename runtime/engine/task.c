@@ -120,6 +120,17 @@ void tide_task_spares_free(void)
     pthread_mutex_unlock(&spare.lock);
 }
 
+/* Clears a task in 16-byte stores: GCC's memset of it is a `rep stos`, whose start costs some
+ * 30 cycles of a task that may itself be a fraction of a microsecond. */
+static inline void zero_task(tide_task *t)
+{
+    typedef long long pair __attribute__((vector_size(16), aligned(8), may_alias));
+    _Static_assert(sizeof(tide_task) % sizeof(pair) == 0, "a task is whole pairs");
+#pragma GCC unroll 32
+    for (size_t i = 0; i < sizeof(tide_task) / sizeof(pair); i++)
+        ((pair *)t)[i] = (pair){0, 0};
+}
+
 tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
 {
     size_t head = ALIGN16(sizeof(tide_task));
@@ -130,7 +141,7 @@ tide_task *tide_task_alloc(int nargs, size_t extra, unsigned char **extra_out)
     unsigned char *mem = TASK_RECYCLING && !large ? block_get() : malloc(size);
     if (!mem) return NULL;
     tide_task *t = (tide_task *)mem;
-    memset(t, 0, sizeof *t);
+    zero_task(t);
     t->large = large;
     t->nargs = nargs;
     t->sample = -1;
