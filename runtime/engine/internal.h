@@ -500,6 +500,11 @@ int tide_stats_add_sums(tide_phase_log *log, const tide_phase_sums *sums,
 /* The same for a lone rank (nranks 1, not keep_all), whose record is its phase's sums: added
  * field by field, without the sums between (the same totals and statistics, test_stats). */
 void tide_stats_add_lone(tide_phase_log *log, const tide_rank_record *r, tide_phase_stats *out);
+/* The record of a lone rank's last inline phase (until the next one ends). */
+const tide_rank_record *tide_protocol_lone_record(const tide_protocol *p);
+/* The statistics tide_stats_add_lone gives, of the last phase it added, from the same record. */
+void tide_stats_lone_last(const tide_phase_log *log, const tide_rank_record *r,
+                          tide_phase_stats *out);
 void tide_stats_compute(const tide_phase_log *log, int phase, int threads, int me,
                         tide_phase_stats *out);
 tide_run_totals tide_stats_totals(const tide_phase_log *log);
@@ -741,6 +746,10 @@ struct tide_rt {
 
     tide_phase_log log;
     tide_phase_stats last;
+    /* `last` is left to tide_stats_last_phase to compute, from the lone rank's record of the
+     * phase just ended (phase.c, tide_protocol_lone_record): most programs never ask, and the
+     * statistics cost a tenth of a one-rank phase's own work. Application thread only. */
+    bool last_deferred;
     tide_outfile stats_file, objects_stats_file; /* rank 0: TIDE_STATS, TIDE_OBJECTS_STATS */
 
     struct tide_replicas *replicas; /* replica.c */

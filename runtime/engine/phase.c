@@ -507,7 +507,8 @@ void tide_protocol_inline_end(tide_protocol *cs)
      * the phase (worker.c). */
     fill_record(cs, mine, rt->threads == 1 && rt->slots[0].executed ? rt->slots[0].last_done : 0);
     if (lone) {
-        tide_stats_add_lone(&rt->log, mine, &rt->last);
+        tide_stats_add_lone(&rt->log, mine, NULL);
+        rt->last_deferred = true;
     } else if (cs->held == cs->every) {
         /* Where the gate is on, every == 1: the gate takes this phase's agreed numbers below. */
         fused_exchange(cs);
@@ -521,6 +522,11 @@ void tide_protocol_inline_end(tide_protocol *cs)
                           memory_order_release);
     phase_close(cs, rt->phase + 1, true, &cs->inline_all[0]);
     tide_predict_observe(rt, mine->L, rt->phase + 1);
+}
+
+const tide_rank_record *tide_protocol_lone_record(const tide_protocol *cs)
+{
+    return &cs->held_mine[0];
 }
 
 /* The comm thread counts the inline phases into the core's phases (the step numbers). */

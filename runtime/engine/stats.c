@@ -283,6 +283,14 @@ static void add_sums(tide_phase_log *log, const tide_phase_sums *sums, const tid
     phase_logged(log, &n, sums->own_load, mine, out);
 }
 
+/* A lone rank's phase numbers: its record's (its sums, tide_phase_sums_of, are the same). */
+static inline phase_numbers lone_numbers(const tide_phase_log *log, const tide_rank_record *r)
+{
+    return (phase_numbers){
+        r->W,         r->W,          r->L,    r->tasks,
+        r->offloaded, r->bytes_sent, r->time, ideal_time(r->L, r->task_max, 1, log->threads)};
+}
+
 void tide_stats_add_lone(tide_phase_log *log, const tide_rank_record *r, tide_phase_stats *out)
 {
     if (log->keep_all || log->nranks != 1)
@@ -290,10 +298,15 @@ void tide_stats_add_lone(tide_phase_log *log, const tide_rank_record *r, tide_ph
                    "ranks",
                    log->nranks);
     double own_load = fold_record(&log->sum, r, log->threads, true);
-    phase_numbers n = {
-        r->W,         r->W,          r->L,    r->tasks,
-        r->offloaded, r->bytes_sent, r->time, ideal_time(r->L, r->task_max, 1, log->threads)};
+    phase_numbers n = lone_numbers(log, r);
     phase_logged(log, &n, own_load, r, out);
+}
+
+void tide_stats_lone_last(const tide_phase_log *log, const tide_rank_record *r,
+                          tide_phase_stats *out)
+{
+    phase_numbers n = lone_numbers(log, r);
+    stats_of(&n, r, log->nphases - 1, log->nranks, out);
 }
 
 /* The totals of the phases so far, from the running sums. */

@@ -376,6 +376,7 @@ int tide_taskwait(void)
         return tide_fail(TIDE_ERR_STATE, "tide_taskwait is already running on this rank");
     }
     atomic_store_explicit(&rt->in_taskwait, true, memory_order_relaxed);
+    rt->last_deferred = false; /* (a phase through the protocol writes `last` itself) */
     /* No task moves (a strategy that never acts, or one the plan gate holds idle): this thread
      * runs the phase (phase.c), its tasks dealt to the workers' shares under the admission's
      * lock (a second lock pair was a twentieth of a one-rank Task Bench `stencil_1d` phase); a
@@ -506,6 +507,10 @@ int tide_stats_last_phase(tide_phase_stats *out)
                          "no phase agreed yet (TIDE_SYNC_EVERY=%d: the ranks first agree at the "
                          "end of phase %d)",
                          rt->cfg.sync_every, rt->cfg.sync_every - 1);
+    if (rt->last_deferred) {
+        tide_stats_lone_last(&rt->log, tide_protocol_lone_record(rt->protocol), &rt->last);
+        rt->last_deferred = false;
+    }
     *out = rt->last;
     return TIDE_OK;
 }
